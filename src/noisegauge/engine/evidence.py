@@ -1,0 +1,117 @@
+"""Per-claim evidence: why each number is what it is."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from ..verdicts import Verdict
+from .matrix import ClaimVerdicts
+from .metrics import chunk_relevance, claim_flags
+
+__all__ = ["Bucket", "ResponseClaimEvidence", "ReferenceClaimEvidence", "ChunkEvidence",
+           "Evidence", "build_evidence"]
+
+Bucket = Literal["relevant_noise", "irrelevant_noise", "hallucination", "self_knowledge", "grounded"]
+
+
+@dataclass(frozen=True)
+class ResponseClaimEvidence:
+    """A response claim, its correctness, its support, and where it falls."""
+
+    text: str
+    correct: bool
+    reference_verdict: Verdict
+    entailed_by: tuple[int, ...]
+    contradicted_by: tuple[int, ...]
+    bucket: Bucket
+    leaked_from: tuple[int, ...]  # chunks a noise claim is attributed to; empty otherwise
+
+
+@dataclass(frozen=True)
+class ReferenceClaimEvidence:
+    text: str
+    entailed_by: tuple[int, ...]
+    in_response: bool
+    response_verdict: Verdict
+
+
+@dataclass(frozen=True)
+class ChunkEvidence:
+    index: int
+    relevant: bool
+    entails_reference_claims: tuple[int, ...]
+    entails_response_claims: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    response_claims: tuple[ResponseClaimEvidence, ...]
+    reference_claims: tuple[ReferenceClaimEvidence, ...]
+    chunks: tuple[ChunkEvidence, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form; verdicts become their string values."""
+        def clean(obj: Any) -> Any:
+            d = asdict(obj)
+            for k, v in d.items():
+                if isinstance(v, Verdict):
+                    d[k] = v.value
+                elif isinstance(v, tuple):
+                    d[k] = list(v)
+            return d
+        return {
+            "response_claims": [clean(c) for c in self.response_claims],
+            "reference_claims": [clean(c) for c in self.reference_claims],
+            "chunks": [clean(c) for c in self.chunks],
+        }
+
+
+def _indices(row: tuple[Verdict, ...], verdict: Verdict) -> tuple[int, ...]:
+    return tuple(j for j, v in enumerate(row) if v is verdict)
+
+
+def build_evidence(cv: ClaimVerdicts) -> Evidence:
+    """Evidence derived from the same flags the metrics use, so the two always agree."""
+    rel = chunk_relevance(cv)
+    f = claim_flags(cv, rel)
+    resp: list[ResponseClaimEvidence] = []
+    for i, text in enumerate(cv.response_claims):
+        row = cv.retrieved2response[i]
+        entailed_by = _indices(row, Verdict.ENTAILED)
+        bucket: Bucket
+        leaked: tuple[int, ...] = ()
+        if f.correct[i]:
+            bucket = "grounded" if f.faithful[i] else "self_knowledge"
+        elif f.relevant_faithful[i]:
+            bucket = "relevant_noise"
+            leaked = tuple(j for j in entailed_by if rel[j])
+        elif f.irrelevant_faithful[i]:
+            bucket = "irrelevant_noise"
+            leaked = tuple(j for j in entailed_by if not rel[j])
+        else:
+            bucket = "hallucination"
+        resp.append(ResponseClaimEvidence(
+            text=text, correct=f.correct[i], reference_verdict=cv.answer2response[i],
+            entailed_by=entailed_by, contradicted_by=_indices(row, Verdict.CONTRADICTED),
+            bucket=bucket, leaked_from=leaked,
+        ))
+    ref = [
+        ReferenceClaimEvidence(
+            text=text, entailed_by=_indices(cv.retrieved2answer[k], Verdict.ENTAILED),
+            in_response=cv.response2answer[k] is Verdict.ENTAILED,
+            response_verdict=cv.response2answer[k],
+        )
+        for k, text in enumerate(cv.reference_claims)
+    ]
+    chunks = [
+        ChunkEvidence(
+            index=j, relevant=rel[j],
+            entails_reference_claims=tuple(
+                k for k, row in enumerate(cv.retrieved2answer) if row[j] is Verdict.ENTAILED),
+            entails_response_claims=tuple(
+                i for i, row in enumerate(cv.retrieved2response) if row[j] is Verdict.ENTAILED),
+        )
+        for j in range(cv.n_chunks)
+    ]
+    return Evidence(tuple(resp), tuple(ref), tuple(chunks))

@@ -1,0 +1,140 @@
+"""RAGChecker's metric algebra as one pure function (anchors §1.5, §2.4).
+
+Only ``entailed`` counts as true. A metric whose denominator is empty is *undefined*
+with a reason; it is never NaN and never a silent 0 (RAGChecker returns 0.0 there,
+Ragas NaN or an exception).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..verdicts import Verdict
+from .matrix import ClaimVerdicts
+
+__all__ = ["METRIC_NAMES", "MetricValue", "compute_metrics", "chunk_relevance", "claim_flags"]
+
+METRIC_NAMES: tuple[str, ...] = (
+    "noise_sensitivity_relevant",
+    "noise_sensitivity_irrelevant",
+    "hallucination",
+    "self_knowledge",
+    "faithfulness",
+    "precision",
+    "recall",
+    "f1",
+    "claim_recall",
+    "context_precision",
+    "context_utilization",
+)
+
+NO_RESPONSE_CLAIMS = "no response claims"
+NO_REFERENCE_CLAIMS = "no reference claims"
+NO_CHUNKS = "no retrieved chunks"
+NO_RELEVANCE = "no reference claims, so no chunk can be judged relevant"
+NO_COVERED_REFERENCE = "no reference claim is entailed by any chunk"
+
+
+@dataclass(frozen=True)
+class MetricValue:
+    """One metric for one sample: a fraction in [0, 1], or ``None`` with a reason."""
+
+    value: float | None
+    reason: str | None = None
+
+    @property
+    def defined(self) -> bool:
+        return self.value is not None
+
+
+def _mean(flags: Sequence[bool], undefined_reason: str) -> MetricValue:
+    if not flags:
+        return MetricValue(None, undefined_reason)
+    return MetricValue(sum(flags) / len(flags))
+
+
+def chunk_relevance(cv: ClaimVerdicts) -> tuple[bool, ...]:
+    """A chunk is relevant iff it entails at least one reference claim."""
+    return tuple(
+        any(row[j] is Verdict.ENTAILED for row in cv.retrieved2answer) for j in range(cv.n_chunks)
+    )
+
+
+@dataclass(frozen=True)
+class ClaimFlags:
+    """Per-response-claim booleans the noise metrics are built from."""
+
+    correct: tuple[bool, ...]
+    relevant_faithful: tuple[bool, ...]
+    irrelevant_faithful: tuple[bool, ...]  # exclusive: never true when relevant_faithful is
+    faithful: tuple[bool, ...]
+
+
+def claim_flags(cv: ClaimVerdicts, relevant: Sequence[bool] | None = None) -> ClaimFlags:
+    rel = chunk_relevance(cv) if relevant is None else tuple(relevant)
+    correct = tuple(v is Verdict.ENTAILED for v in cv.answer2response)
+    rel_f: list[bool] = []
+    irr_f: list[bool] = []
+    faithful: list[bool] = []
+    for row in cv.retrieved2response:
+        supported = [v is Verdict.ENTAILED for v in row]
+        by_relevant = any(s and r for s, r in zip(supported, rel))
+        by_irrelevant = any(s and not r for s, r in zip(supported, rel))
+        rel_f.append(by_relevant)
+        irr_f.append(by_irrelevant and not by_relevant)
+        faithful.append(any(supported))
+    return ClaimFlags(correct, tuple(rel_f), tuple(irr_f), tuple(faithful))
+
+
+def compute_metrics(cv: ClaimVerdicts) -> dict[str, MetricValue]:
+    """Every RAGChecker metric for one sample, keyed by the names in ``METRIC_NAMES``."""
+    rel = chunk_relevance(cv)
+    f = claim_flags(cv, rel)
+    has_ref = bool(cv.reference_claims)
+    out: dict[str, MetricValue] = {}
+
+    # Generator-side metrics: denominator = response claims.
+    incorrect = [not c for c in f.correct]
+    if has_ref:
+        out["noise_sensitivity_relevant"] = _mean(
+            [i and r for i, r in zip(incorrect, f.relevant_faithful)], NO_RESPONSE_CLAIMS)
+        out["noise_sensitivity_irrelevant"] = _mean(
+            [i and r for i, r in zip(incorrect, f.irrelevant_faithful)], NO_RESPONSE_CLAIMS)
+    else:
+        reason = NO_RESPONSE_CLAIMS if not cv.response_claims else NO_RELEVANCE
+        out["noise_sensitivity_relevant"] = MetricValue(None, reason)
+        out["noise_sensitivity_irrelevant"] = MetricValue(None, reason)
+    out["hallucination"] = _mean(
+        [i and not fa for i, fa in zip(incorrect, f.faithful)], NO_RESPONSE_CLAIMS)
+    out["self_knowledge"] = _mean(
+        [c and not fa for c, fa in zip(f.correct, f.faithful)], NO_RESPONSE_CLAIMS)
+    out["faithfulness"] = _mean(list(f.faithful), NO_RESPONSE_CLAIMS)
+
+    # Overall: correctness and completeness against the reference.
+    precision = _mean(list(f.correct), NO_RESPONSE_CLAIMS)
+    recall = _mean([v is Verdict.ENTAILED for v in cv.response2answer], NO_REFERENCE_CLAIMS)
+    out["precision"] = precision
+    out["recall"] = recall
+    if precision.value is None or recall.value is None:
+        out["f1"] = MetricValue(None, precision.reason or recall.reason)
+    elif precision.value + recall.value == 0:
+        out["f1"] = MetricValue(0.0)
+    else:
+        p, r = precision.value, recall.value
+        out["f1"] = MetricValue(2 * p * r / (p + r))
+
+    # Retriever-side metrics.
+    covered = [any(v is Verdict.ENTAILED for v in row) for row in cv.retrieved2answer]
+    out["claim_recall"] = _mean(covered, NO_REFERENCE_CLAIMS)
+    if cv.n_chunks == 0:
+        out["context_precision"] = MetricValue(None, NO_CHUNKS)
+    elif not has_ref:
+        out["context_precision"] = MetricValue(None, NO_RELEVANCE)
+    else:
+        out["context_precision"] = _mean(list(rel), NO_CHUNKS)
+    in_response = [v is Verdict.ENTAILED for v in cv.response2answer]
+    used = [iv for cov, iv in zip(covered, in_response) if cov]
+    out["context_utilization"] = _mean(
+        used, NO_REFERENCE_CLAIMS if not has_ref else NO_COVERED_REFERENCE)
+    return out

@@ -1,0 +1,121 @@
+"""The judge contract and the usage meter every provider reports into.
+
+A judge only *produces* claims and verdicts; metrics are computed elsewhere from them.
+The contract is deliberately narrow (two async methods). Two optional capabilities let
+a judge do better than the default fan-out:
+
+- ``check_many(premises, claims)``: check the same claims against several premises in
+  one go (an LLM judge packs them into one call; the NLI judge into one batch);
+- ``judge_sample(sample)``: produce the whole ``ClaimVerdicts`` itself (``precomputed``).
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from ..verdicts import Verdict
+
+if TYPE_CHECKING:
+    from ..engine.matrix import ClaimVerdicts
+    from ..samples import Sample
+
+__all__ = ["Judge", "BatchChecker", "SampleJudge", "Usage", "metered", "record_usage",
+           "judge_identity"]
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """Splits text into claims and checks claims against a premise."""
+
+    async def extract(self, text: str, question: str | None = None) -> list[str]:
+        """Atomic, self-contained claims of ``text`` (in its own language)."""
+        ...
+
+    async def check(self, premise: str, claims: Sequence[str]) -> list[Verdict]:
+        """One verdict per claim, in the same order, judged from ``premise`` alone."""
+        ...
+
+
+@runtime_checkable
+class BatchChecker(Protocol):
+    async def check_many(self, premises: Sequence[str], claims: Sequence[str]) -> list[list[Verdict]]:
+        """``result[p][c]`` is the verdict of claim ``c`` against premise ``p``."""
+        ...
+
+
+@runtime_checkable
+class SampleJudge(Protocol):
+    async def judge_sample(self, sample: Sample) -> ClaimVerdicts:
+        """All four checks for one sample, produced by the judge itself."""
+        ...
+
+
+def judge_identity(judge: object) -> dict[str, Any]:
+    """What identifies a judge's answers (for caches and result metadata).
+
+    A judge may define ``identity()``; otherwise its class path stands in.
+    """
+    ident = getattr(judge, "identity", None)
+    if callable(ident):
+        value = ident()
+        if isinstance(value, dict):
+            return value
+    cls = type(judge)
+    return {"judge": f"{cls.__module__}.{cls.__qualname__}"}
+
+
+@dataclass
+class Usage:
+    """Judge usage of one sample or one run. ``cost_usd`` is None when the price is unknown."""
+
+    calls: int = 0
+    cached_calls: int = 0
+    retries: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = 0.0
+
+    def add(self, other: Usage) -> None:
+        self.calls += other.calls
+        self.cached_calls += other.cached_calls
+        self.retries += other.retries
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        if self.cost_usd is None or other.cost_usd is None:
+            self.cost_usd = None
+        else:
+            self.cost_usd += other.cost_usd
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Usage:
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+_CURRENT: contextvars.ContextVar[Usage | None] = contextvars.ContextVar("noisegauge_usage",
+                                                                        default=None)
+
+
+@contextmanager
+def metered() -> Iterator[Usage]:
+    """Collect the usage of every judge call made inside the block (tasks inherit it)."""
+    usage = Usage()
+    token = _CURRENT.set(usage)
+    try:
+        yield usage
+    finally:
+        _CURRENT.reset(token)
+
+
+def record_usage(usage: Usage) -> None:
+    """Called by providers and wrappers after each call; a no-op outside ``metered()``."""
+    current = _CURRENT.get()
+    if current is not None:
+        current.add(usage)

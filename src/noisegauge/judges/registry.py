@@ -1,0 +1,66 @@
+"""Judges by name. Providers are imported only when asked for.
+
+``get_judge("lexical")``, ``"fake"``, ``"precomputed"``, ``"openai:MODEL"``, ``"nli:PATH"``.
+Third-party judges register a factory under the entry-point group ``noisegauge.judges``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from importlib.metadata import entry_points
+from typing import Any, Callable
+
+from ..errors import InvalidInput
+from .base import Judge
+
+__all__ = ["get_judge", "JUDGE_FACTORIES"]
+
+#: kind -> "module:callable"; the callable takes (arg: str | None, **kwargs) -> Judge.
+JUDGE_FACTORIES: dict[str, str] = {
+    "lexical": "noisegauge.judges.lexical:make_judge",
+    "fake": "noisegauge.judges.registry:_make_fake",
+    "precomputed": "noisegauge.judges.registry:_make_precomputed",
+    "openai": "noisegauge.judges.openai_judge:make_judge",
+    "nli": "noisegauge.judges.nli:make_judge",
+}
+
+
+def _make_fake(arg: str | None, **kwargs: Any) -> Judge:
+    from .fake import FakeJudge
+    return FakeJudge(**kwargs)
+
+
+def _make_precomputed(arg: str | None, **kwargs: Any) -> Judge:
+    from .precomputed import PrecomputedJudge
+    return PrecomputedJudge()  # type: ignore[return-value]
+
+
+def _load(target: str) -> Callable[..., Judge]:
+    module, _, attr = target.partition(":")
+    factory: Callable[..., Judge] = getattr(importlib.import_module(module), attr)
+    return factory
+
+
+def get_judge(spec: str | Judge, **kwargs: Any) -> Judge:
+    """Build a judge from a spec string such as ``"lexical"`` or ``"openai:gpt-4o-mini"``.
+
+    A judge object passes through unchanged, so APIs can accept either.
+
+    >>> type(get_judge("fake")).__name__
+    'FakeJudge'
+    """
+    if not isinstance(spec, str):
+        return spec
+    kind, sep, arg = spec.partition(":")
+    kind = kind.strip().lower()
+    target = JUDGE_FACTORIES.get(kind)
+    if target is None:
+        for ep in entry_points(group="noisegauge.judges"):
+            if ep.name == kind:
+                target = ep.value
+                break
+    if target is None:
+        known = ", ".join(sorted(JUDGE_FACTORIES))
+        raise InvalidInput(f"unknown judge {spec!r}: expected one of {known} "
+                           "(openai and nli take an argument, e.g. openai:gpt-4o-mini)")
+    return _load(target)(arg if sep else None, **kwargs)

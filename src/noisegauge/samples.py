@@ -1,0 +1,199 @@
+"""The input sample, and reading it from Ragas, older Ragas and RAGChecker records.
+
+Validation happens here, once; errors name the row, the field and what was expected.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .engine.matrix import ClaimVerdicts
+from .errors import InvalidSample
+
+__all__ = ["Sample", "MAX_CHUNK_CHARS", "FIELD_ALIASES"]
+
+#: A chunk longer than this is almost certainly a whole document pasted by mistake.
+MAX_CHUNK_CHARS = 200_000
+
+#: Canonical field -> accepted names, first match wins (Ragas, older Ragas, RAGChecker).
+FIELD_ALIASES: dict[str, tuple[str, ...]] = {
+    "user_input": ("user_input", "question", "query"),
+    "response": ("response", "answer"),
+    "reference": ("reference", "ground_truth", "gt_answer", "ground_truths"),
+    "retrieved_contexts": ("retrieved_contexts", "contexts", "retrieved_context"),
+    "id": ("id", "query_id", "sample_id"),
+}
+
+_PRECOMPUTED = ("response_claims", "gt_answer_claims", "answer2response", "response2answer",
+                "retrieved2response", "retrieved2answer")
+_KNOWN = {name for names in FIELD_ALIASES.values() for name in names} | set(_PRECOMPUTED) | {
+    "metadata", "metrics", "chunk_ids"}
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One RAG interaction to score.
+
+    ``retrieved_contexts`` may be empty (nothing retrieved); ``response`` may be empty
+    (a blank answer has no claims, so its metrics are undefined, not 0).
+    """
+
+    user_input: str
+    response: str
+    reference: str
+    retrieved_contexts: tuple[str, ...]
+    id: str | None = None
+    chunk_ids: tuple[str | None, ...] | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    #: Claims and verdicts supplied with the input (RAGChecker fields), for ``precomputed``.
+    precomputed: ClaimVerdicts | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "retrieved_contexts", tuple(self.retrieved_contexts))
+        _validate(self, row=None)
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any], row: int | None = None) -> Sample:
+        """Build a sample from a dict using any accepted field names.
+
+        >>> Sample.from_record({"question": "q", "answer": "a", "ground_truth": "r",
+        ...                     "contexts": ["c"]}).retrieved_contexts
+        ('c',)
+        """
+        if not isinstance(record, Mapping):
+            raise InvalidSample(f"a record must be an object, got {type(record).__name__}", row=row)
+        user_input = _text(record, "user_input", row, allow_empty=False)
+        response = _text(record, "response", row, allow_empty=True)
+        reference = _text(record, "reference", row, allow_empty=False)
+        contexts, chunk_ids = _contexts(record, row)
+        raw_id = _first(record, "id")[1]
+        sample_id = None if raw_id is None else str(raw_id)
+        metadata = record.get("metadata")
+        if metadata is None:
+            metadata = {k: v for k, v in record.items() if k not in _KNOWN}
+        elif not isinstance(metadata, Mapping):
+            raise InvalidSample("must be an object", row=row, field="metadata")
+        precomputed = _precomputed(record, len(contexts), row)
+        sample = cls.__new__(cls)
+        for name, value in (("user_input", user_input), ("response", response),
+                            ("reference", reference), ("retrieved_contexts", contexts),
+                            ("id", sample_id), ("chunk_ids", chunk_ids),
+                            ("metadata", dict(metadata)), ("precomputed", precomputed)):
+            object.__setattr__(sample, name, value)
+        _validate(sample, row)
+        return sample
+
+    def to_record(self) -> dict[str, Any]:
+        """The Ragas-named dict form (plus id and metadata when present)."""
+        out: dict[str, Any] = {}
+        if self.id is not None:
+            out["id"] = self.id
+        out.update(user_input=self.user_input, response=self.response, reference=self.reference,
+                   retrieved_contexts=list(self.retrieved_contexts))
+        if self.metadata:
+            out["metadata"] = dict(self.metadata)
+        return out
+
+
+def _first(record: Mapping[str, Any], canonical: str) -> tuple[str, Any]:
+    for name in FIELD_ALIASES[canonical]:
+        if name in record and record[name] is not None:
+            return name, record[name]
+    return FIELD_ALIASES[canonical][0], None
+
+
+def _text(record: Mapping[str, Any], canonical: str, row: int | None, *, allow_empty: bool) -> str:
+    name, value = _first(record, canonical)
+    accepted = " or ".join(FIELD_ALIASES[canonical])
+    if value is None:
+        raise InvalidSample("is missing", row=row, field=canonical,
+                            expected=f"a string under one of: {accepted}")
+    if canonical == "reference" and isinstance(value, list) and all(isinstance(v, str) for v in value):
+        value = "\n".join(value)  # older Ragas `ground_truths: [str]`
+    if not isinstance(value, str):
+        raise InvalidSample(f"has type {type(value).__name__}", row=row, field=name,
+                            expected="a string")
+    if not allow_empty and not value.strip():
+        raise InvalidSample("is empty", row=row, field=name, expected="a non-empty string")
+    return value
+
+
+def _contexts(record: Mapping[str, Any], row: int | None) -> tuple[tuple[str, ...], tuple[str | None, ...] | None]:
+    name, value = _first(record, "retrieved_contexts")
+    if value is None:
+        raise InvalidSample("is missing", row=row, field="retrieved_contexts",
+                            expected="a list of strings under retrieved_contexts or contexts, "
+                                     "or RAGChecker retrieved_context [{doc_id, text}] "
+                                     "(use [] when nothing was retrieved)")
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise InvalidSample(f"has type {type(value).__name__}", row=row, field=name,
+                            expected="a list of strings (wrap a single chunk in [...])")
+    texts: list[str] = []
+    ids: list[str | None] = []
+    any_id = False
+    for j, item in enumerate(value):
+        if isinstance(item, str):
+            texts.append(item)
+            ids.append(None)
+        elif isinstance(item, Mapping) and isinstance(item.get("text"), str):
+            texts.append(item["text"])
+            doc_id = item.get("doc_id")
+            ids.append(None if doc_id is None else str(doc_id))
+            any_id = any_id or doc_id is not None
+        else:
+            raise InvalidSample(f"item {j} has type {type(item).__name__}", row=row, field=name,
+                                expected="strings, or objects with a 'text' string")
+    return tuple(texts), (tuple(ids) if any_id else None)
+
+
+def _claim_text(claim: Any) -> str:
+    if isinstance(claim, str):
+        return claim
+    if isinstance(claim, Sequence) and all(isinstance(p, str) for p in claim):
+        return " ".join(p.strip() for p in claim)  # RAGChecker triplet [subject, predicate, object]
+    raise ValueError(f"a claim must be a string or a [subject, predicate, object] triplet, got {claim!r}")
+
+
+def _precomputed(record: Mapping[str, Any], n_chunks: int, row: int | None) -> ClaimVerdicts | None:
+    present = [k for k in _PRECOMPUTED if record.get(k) is not None]
+    if len(present) != len(_PRECOMPUTED):
+        return None  # partial fields are kept in metadata-free form; only complete sets are usable
+    try:
+        return ClaimVerdicts.build(
+            response_claims=[_claim_text(c) for c in record["response_claims"]],
+            reference_claims=[_claim_text(c) for c in record["gt_answer_claims"]],
+            answer2response=record["answer2response"],
+            response2answer=record["response2answer"],
+            retrieved2response=record["retrieved2response"],
+            retrieved2answer=record["retrieved2answer"],
+            n_chunks=n_chunks,
+        )
+    except (ValueError, TypeError) as exc:
+        raise InvalidSample(f"precomputed claims/verdicts are inconsistent: {exc}", row=row,
+                            field="retrieved2response/retrieved2answer",
+                            expected="RAGChecker's shapes ([claims][chunks])") from exc
+
+
+def _validate(sample: Sample, row: int | None) -> None:
+    for name in ("user_input", "response", "reference"):
+        if not isinstance(getattr(sample, name), str):
+            raise InvalidSample(f"has type {type(getattr(sample, name)).__name__}", row=row,
+                                field=name, expected="a string")
+    if not sample.user_input.strip():
+        raise InvalidSample("is empty", row=row, field="user_input", expected="a non-empty string")
+    if not sample.reference.strip():
+        raise InvalidSample("is empty", row=row, field="reference", expected="a non-empty string")
+    for j, chunk in enumerate(sample.retrieved_contexts):
+        if not isinstance(chunk, str):
+            raise InvalidSample(f"item {j} has type {type(chunk).__name__}", row=row,
+                                field="retrieved_contexts", expected="a string")
+        if len(chunk) > MAX_CHUNK_CHARS:
+            raise InvalidSample(f"item {j} has {len(chunk):,} characters", row=row,
+                                field="retrieved_contexts",
+                                expected=f"at most {MAX_CHUNK_CHARS:,} characters per chunk; "
+                                         "split long documents into chunks")
+    if sample.chunk_ids is not None and len(sample.chunk_ids) != len(sample.retrieved_contexts):
+        raise InvalidSample("has a different length than retrieved_contexts", row=row,
+                            field="chunk_ids", expected="one id per chunk")

@@ -1,0 +1,73 @@
+"""From a sample to its ``ClaimVerdicts``: two extractions, then the four checks, concurrently.
+
+Call pattern per sample (what a batching judge sees): ``extract(response)`` and
+``extract(reference)`` at once; then response claims against [reference, *chunks] and
+reference claims against [response, *chunks] at once. The reference is extracted once
+and shared by every mode and metric.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from ..engine.matrix import ClaimVerdicts
+from ..errors import JudgeOutputError
+from ..judges.base import BatchChecker, Judge, SampleJudge
+from ..samples import Sample
+from ..verdicts import Verdict
+
+__all__ = ["judge_sample", "check_matrix"]
+
+
+async def check_matrix(judge: Judge, premises: Sequence[str], claims: Sequence[str]) -> list[list[Verdict]]:
+    """``result[p][c]``: claim c against premise p, validated for shape."""
+    if not claims or not premises:
+        return [[] for _ in premises]
+    if isinstance(judge, BatchChecker):
+        result = await judge.check_many(premises, claims)
+    else:
+        result = list(await asyncio.gather(*(judge.check(p, claims) for p in premises)))
+    if len(result) != len(premises) or any(len(r) != len(claims) for r in result):
+        raise JudgeOutputError(
+            f"judge returned a {len(result)}-premise verdict matrix with row lengths "
+            f"{[len(r) for r in result]}; expected {len(premises)} rows of {len(claims)}")
+    for row in result:
+        for v in row:
+            if not isinstance(v, Verdict):
+                raise JudgeOutputError(f"judge returned {v!r}, which is not a Verdict")
+    return result
+
+
+async def _extract(judge: Judge, text: str, question: str) -> list[str]:
+    if not text.strip():
+        return []
+    claims = await judge.extract(text, question)
+    if not isinstance(claims, list) or not all(isinstance(c, str) for c in claims):
+        raise JudgeOutputError(f"judge.extract returned {type(claims).__name__}, expected list[str]")
+    return [c for c in claims if c.strip()]
+
+
+async def judge_sample(sample: Sample, judge: Judge) -> ClaimVerdicts:
+    """Run the judge's share of the work for one sample."""
+    if isinstance(judge, SampleJudge):
+        return await judge.judge_sample(sample)
+    chunks = list(sample.retrieved_contexts)
+    resp_claims, ref_claims = await asyncio.gather(
+        _extract(judge, sample.response, sample.user_input),
+        _extract(judge, sample.reference, sample.user_input),
+    )
+    resp_m, ref_m = await asyncio.gather(
+        check_matrix(judge, [sample.reference, *chunks], resp_claims),
+        check_matrix(judge, [sample.response, *chunks], ref_claims),
+    )
+    n = len(chunks)
+    return ClaimVerdicts(
+        response_claims=tuple(resp_claims),
+        reference_claims=tuple(ref_claims),
+        answer2response=tuple(resp_m[0]) if resp_claims else (),
+        response2answer=tuple(ref_m[0]) if ref_claims else (),
+        retrieved2response=tuple(tuple(resp_m[1 + j][i] for j in range(n)) for i in range(len(resp_claims))),
+        retrieved2answer=tuple(tuple(ref_m[1 + j][k] for j in range(n)) for k in range(len(ref_claims))),
+        n_chunks=n,
+    )

@@ -1,0 +1,172 @@
+"""Metric objects: small, frozen, async first, with one sync bridge.
+
+Every metric runs the same judged pass and reads its own number from it, so asking a
+sample for several metrics (or both noise modes) costs the judge calls of one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal, cast
+
+from .._async import run_sync
+from ..judges.base import Judge, metered
+from ..judges.registry import get_judge
+from ..samples import Sample
+from .judging import judge_sample
+from .results import MetricResult, SampleResult, Status, error_result, result_from_verdicts
+
+__all__ = ["Metric", "NoiseSensitivity", "Faithfulness", "Hallucination", "SelfKnowledge",
+           "ContextPrecision", "ContextRecall", "ContextUtilization", "AnswerPrecision",
+           "AnswerRecall", "AnswerF1", "ascore_sample", "score_sample", "as_sample"]
+
+
+def as_sample(sample: Sample | Mapping[str, Any] | None, fields: Mapping[str, Any],
+              row: int | None = None) -> Sample:
+    """Accept a Sample, a record dict, or keyword fields (``user_input=...``)."""
+    if isinstance(sample, Sample):
+        if fields:
+            raise TypeError("pass either a Sample or keyword fields, not both")
+        return sample
+    record = dict(sample or {})
+    record.update(fields)
+    return Sample.from_record(record, row=row)
+
+
+async def ascore_sample(sample: Sample, judge: Judge | str, *, index: int | None = None) -> SampleResult:
+    """Judge one sample once and compute every metric from it. Never raises for judge
+    failures: they become an ``error`` result with the reason."""
+    resolved = get_judge(judge)
+    with metered() as usage:
+        try:
+            cv = await judge_sample(sample, resolved)
+        except Exception as exc:  # a failed judge must not lose the row
+            return error_result(f"{type(exc).__name__}: {exc}", index=index, id=sample.id,
+                                usage=usage)
+    return result_from_verdicts(cv, index=index, id=sample.id, usage=usage)
+
+
+def score_sample(sample: Sample, judge: Judge | str, *, index: int | None = None) -> SampleResult:
+    """Synchronous ``ascore_sample``; raises inside a running event loop."""
+    return run_sync(ascore_sample(sample, judge, index=index),
+                    hint="use `await ascore_sample(...)`")
+
+
+@dataclass(frozen=True)
+class Metric:
+    """Base of every claim metric. ``judge`` may be a Judge or a spec string."""
+
+    judge: Judge | str
+    metric: ClassVar[str] = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "judge", get_judge(self.judge))
+
+    @property
+    def name(self) -> str:
+        """The column this metric fills (``noise_sensitivity_relevant``, ...)."""
+        return self.metric
+
+    async def ascore(self, sample: Sample | Mapping[str, Any] | None = None, /,
+                     **fields: Any) -> MetricResult:
+        """Score one sample: ``await m.ascore(user_input=..., response=..., reference=...,
+        retrieved_contexts=[...])`` or ``await m.ascore(sample)``."""
+        s = as_sample(sample, fields)
+        result = await ascore_sample(s, cast(Judge, self.judge))  # resolved in __post_init__
+        return self.pick(result)
+
+    def score(self, sample: Sample | Mapping[str, Any] | None = None, /,
+              **fields: Any) -> MetricResult:
+        """Synchronous ``ascore``. Inside a running event loop it raises: use ``await``."""
+        return run_sync(self.ascore(sample, **fields), hint="use `await scorer.ascore(...)`")
+
+    def pick(self, result: SampleResult) -> MetricResult:
+        """This metric's value out of a judged pass."""
+        mv = result.metrics.get(self.name)
+        value = None if mv is None else mv.value
+        status: Status
+        if result.status == "error":
+            status, reason = "error", result.reason
+        elif value is None:
+            status, reason = "undefined", (mv.reason if mv else "not computed")
+        else:
+            status, reason = "ok", None
+        return MetricResult(name=self.name, value=value, status=status, reason=reason,
+                            sample=result)
+
+
+@dataclass(frozen=True)
+class NoiseSensitivity(Metric):
+    """Share of response claims that are wrong *and* entailed by a relevant chunk
+    (``mode="relevant"``) or only by irrelevant chunks (``mode="irrelevant"``). Lower is better.
+    """
+
+    mode: Literal["relevant", "irrelevant"] = "relevant"
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("relevant", "irrelevant"):
+            raise ValueError(f"mode must be 'relevant' or 'irrelevant', got {self.mode!r}")
+        super().__post_init__()
+
+    @property
+    def name(self) -> str:
+        return f"noise_sensitivity_{self.mode}"
+
+
+@dataclass(frozen=True)
+class Faithfulness(Metric):
+    """Share of response claims entailed by at least one chunk. Higher is better."""
+    metric: ClassVar[str] = "faithfulness"
+
+
+@dataclass(frozen=True)
+class Hallucination(Metric):
+    """Share of response claims that are wrong and entailed by no chunk. Lower is better."""
+    metric: ClassVar[str] = "hallucination"
+
+
+@dataclass(frozen=True)
+class SelfKnowledge(Metric):
+    """Share of response claims that are correct but entailed by no chunk."""
+    metric: ClassVar[str] = "self_knowledge"
+
+
+@dataclass(frozen=True)
+class ContextPrecision(Metric):
+    """Share of chunks that entail at least one reference claim (RAGChecker's definition)."""
+    metric: ClassVar[str] = "context_precision"
+
+
+@dataclass(frozen=True)
+class ContextRecall(Metric):
+    """Claim recall: share of reference claims entailed by some chunk."""
+    metric: ClassVar[str] = "claim_recall"
+
+
+@dataclass(frozen=True)
+class ContextUtilization(Metric):
+    """Of the reference claims the chunks cover, the share the response states."""
+    metric: ClassVar[str] = "context_utilization"
+
+
+@dataclass(frozen=True)
+class AnswerPrecision(Metric):
+    """Share of response claims entailed by the reference (correctness)."""
+    metric: ClassVar[str] = "precision"
+
+
+@dataclass(frozen=True)
+class AnswerRecall(Metric):
+    """Share of reference claims entailed by the response (completeness)."""
+    metric: ClassVar[str] = "recall"
+
+
+@dataclass(frozen=True)
+class AnswerF1(Metric):
+    """Per-sample harmonic mean of answer precision and recall."""
+    metric: ClassVar[str] = "f1"
+
+
+def metric_names(metrics: Sequence[Metric]) -> list[str]:
+    return [m.name for m in metrics]

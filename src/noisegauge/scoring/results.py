@@ -1,0 +1,98 @@
+"""Per-sample results: a status, every metric, the evidence and the judge usage."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..engine.evidence import Evidence, build_evidence
+from ..engine.matrix import ClaimVerdicts
+from ..engine.metrics import METRIC_NAMES, MetricValue, compute_metrics
+from ..judges.base import Usage
+
+__all__ = ["Status", "SampleResult", "MetricResult", "result_from_verdicts", "error_result"]
+
+Status = Literal["ok", "undefined", "error"]
+
+
+@dataclass(frozen=True)
+class SampleResult:
+    """Everything known about one scored sample.
+
+    ``status`` is ``error`` when the sample could not be judged (``reason`` says why),
+    ``undefined`` when the response or the reference yielded no claims, else ``ok``.
+    Individual metrics can still be undefined in an ``ok`` sample (e.g. no chunks).
+    """
+
+    index: int | None
+    id: str | None
+    status: Status
+    reason: str | None
+    metrics: Mapping[str, MetricValue] = field(default_factory=dict)
+    verdicts: ClaimVerdicts | None = None
+    evidence: Evidence | None = None
+    usage: Usage = field(default_factory=Usage)
+
+    def value(self, name: str) -> float | None:
+        mv = self.metrics.get(name)
+        return None if mv is None else mv.value
+
+    def to_row(self) -> dict[str, Any]:
+        """The JSONL row shape promised in CONTRACTS.md."""
+        ev = self.evidence.to_dict() if self.evidence is not None else None
+        usage = self.usage
+        return {
+            "id": self.id,
+            "status": self.status,
+            "reason": self.reason,
+            "metrics": {name: (self.metrics[name].value if name in self.metrics else None)
+                        for name in METRIC_NAMES},
+            "undefined": {name: mv.reason for name, mv in self.metrics.items() if mv.value is None},
+            "response_claims": ev["response_claims"] if ev else [],
+            "reference_claims": ev["reference_claims"] if ev else [],
+            "chunks": ev["chunks"] if ev else [],
+            "usage": {"calls": usage.calls, "cached_calls": usage.cached_calls,
+                      "retries": usage.retries, "prompt_tokens": usage.prompt_tokens,
+                      "completion_tokens": usage.completion_tokens, "cost_usd": usage.cost_usd},
+        }
+
+
+@dataclass(frozen=True)
+class MetricResult:
+    """One metric for one sample, as the seed documents use it: ``result.value``.
+
+    ``sample`` holds the whole judged pass (both noise modes, every sibling metric and
+    the evidence), so reading another metric costs nothing.
+    """
+
+    name: str
+    value: float | None
+    status: Status
+    reason: str | None
+    sample: SampleResult
+
+    def __float__(self) -> float:
+        if self.value is None:
+            raise ValueError(f"{self.name} is {self.status}: {self.reason}")
+        return self.value
+
+
+def result_from_verdicts(cv: ClaimVerdicts, *, index: int | None = None, id: str | None = None,
+                         usage: Usage | None = None) -> SampleResult:
+    metrics = compute_metrics(cv)
+    status: Status = "ok"
+    reason = None
+    if not cv.response_claims:
+        status, reason = "undefined", "no response claims (empty or refusal answer)"
+    elif not cv.reference_claims:
+        status, reason = "undefined", "no reference claims"
+    return SampleResult(index=index, id=id, status=status, reason=reason, metrics=metrics,
+                        verdicts=cv, evidence=build_evidence(cv), usage=usage or Usage())
+
+
+def error_result(reason: str, *, index: int | None = None, id: str | None = None,
+                 usage: Usage | None = None) -> SampleResult:
+    return SampleResult(index=index, id=id, status="error", reason=reason,
+                        metrics={name: MetricValue(None, "error") for name in METRIC_NAMES},
+                        usage=usage or Usage())
