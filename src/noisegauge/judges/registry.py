@@ -32,7 +32,7 @@ def _make_fake(arg: str | None, **kwargs: Any) -> Judge:
 
 def _make_precomputed(arg: str | None, **kwargs: Any) -> Judge:
     from .precomputed import PrecomputedJudge
-    return PrecomputedJudge()  # type: ignore[return-value]
+    return PrecomputedJudge()
 
 
 def _load(target: str) -> Callable[..., Judge]:
