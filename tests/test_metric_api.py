@@ -103,3 +103,15 @@ def test_metrics_are_immutable() -> None:
 
 def test_judge_output_error_is_exported() -> None:
     assert issubclass(JudgeOutputError, Exception)
+
+
+def test_mixed_up_tiers_are_hallucination_with_a_provenance_hint() -> None:
+    """The seed's example: the Enterprise value attributed to the Pro plan. No chunk entails it,
+    so RAGChecker's algebra calls it hallucination; the evidence still points at the chunk."""
+    fields = {**FIELDS, "response": "Pro plan subscriptions require a 90-day notice period."}
+    result = NoiseSensitivity(judge="fake").score(**fields)
+    assert result.value == 0.0
+    claim = result.sample.evidence.response_claims[0]  # type: ignore[union-attr]
+    assert claim.bucket == "hallucination"
+    assert claim.closest_chunk == 1 and claim.closest_overlap is not None
+    assert result.sample.to_row()["response_claims"][0]["closest_chunk"] == 1

@@ -26,6 +26,9 @@ class ResponseClaimEvidence:
     contradicted_by: tuple[int, ...]
     bucket: Bucket
     leaked_from: tuple[int, ...]  # chunks a noise claim is attributed to; empty otherwise
+    #: For a claim no chunk entails: the chunk sharing most of its words (a hint, not a verdict).
+    closest_chunk: int | None = None
+    closest_overlap: float | None = None
 
 
 @dataclass(frozen=True)

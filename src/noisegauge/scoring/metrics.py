@@ -44,7 +44,8 @@ async def ascore_sample(sample: Sample, judge: Judge | str, *, index: int | None
         except Exception as exc:  # a failed judge must not lose the row
             return error_result(f"{type(exc).__name__}: {exc}", index=index, id=sample.id,
                                 usage=usage)
-    return result_from_verdicts(cv, index=index, id=sample.id, usage=usage)
+    return result_from_verdicts(cv, index=index, id=sample.id, usage=usage,
+                                chunks=sample.retrieved_contexts)
 
 
 def score_sample(sample: Sample, judge: Judge | str, *, index: int | None = None) -> SampleResult:

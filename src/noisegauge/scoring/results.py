@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ..engine.evidence import Evidence, build_evidence
 from ..engine.matrix import ClaimVerdicts
 from ..engine.metrics import METRIC_NAMES, MetricValue, compute_metrics
 from ..judges.base import Usage
+from .provenance import closest_chunk
 
 __all__ = ["Status", "SampleResult", "MetricResult", "result_from_verdicts", "error_result"]
 
@@ -78,8 +79,19 @@ class MetricResult:
         return self.value
 
 
+def _with_hints(evidence: Evidence, chunks: Sequence[str]) -> Evidence:
+    claims = []
+    for c in evidence.response_claims:
+        hint = None if c.entailed_by else closest_chunk(c.text, chunks)
+        claims.append(c if hint is None else
+                      replace(c, closest_chunk=hint[0], closest_overlap=hint[1]))
+    return replace(evidence, response_claims=tuple(claims))
+
+
 def result_from_verdicts(cv: ClaimVerdicts, *, index: int | None = None, id: str | None = None,
-                         usage: Usage | None = None) -> SampleResult:
+                         usage: Usage | None = None,
+                         chunks: Sequence[str] | None = None) -> SampleResult:
+    """Metrics, status and evidence of a judged sample; ``chunks`` enables provenance hints."""
     metrics = compute_metrics(cv)
     status: Status = "ok"
     reason = None
@@ -87,8 +99,11 @@ def result_from_verdicts(cv: ClaimVerdicts, *, index: int | None = None, id: str
         status, reason = "undefined", "no response claims (empty or refusal answer)"
     elif not cv.reference_claims:
         status, reason = "undefined", "no reference claims"
+    evidence = build_evidence(cv)
+    if chunks is not None:
+        evidence = _with_hints(evidence, chunks)
     return SampleResult(index=index, id=id, status=status, reason=reason, metrics=metrics,
-                        verdicts=cv, evidence=build_evidence(cv), usage=usage or Usage())
+                        verdicts=cv, evidence=evidence, usage=usage or Usage())
 
 
 def error_result(reason: str, *, index: int | None = None, id: str | None = None,
