@@ -3,12 +3,12 @@
     python bench/judge_accuracy.py [--judge lexical] [--data ../shared/data] [--limit N]
 
 Sets (in <data>): WiCE oracle chunks (claim supported iff some chunk entails it; labels
-supported vs partially/not), BEGIN dev per source (Fully vs Not fully attributable; Generic
+supported vs partially/not; ``wice_doc``: the same chunks joined into one premise), BEGIN dev per source (Fully vs Not fully attributable; Generic
 left out), HaluEval QA (knowledge as premise; the right answer should be entailed, the
-hallucinated one not). A text counts as entailed when every claim the judge checks is
-entailed by at least one premise. WiCE claims and BEGIN responses are checked whole;
-HaluEval answers go through ``judge.extract(answer, question)`` so a bare answer becomes
-a checkable claim. Thresholds are the judge's own (fixed before evaluation).
+hallucinated one not). As in the tool, texts go through ``judge.extract(text, question)``
+(HaluEval passes the question, so a bare answer becomes a checkable claim) and a text counts
+as entailed when every claim is entailed by at least one premise; ``--protocol whole``
+checks each text as one claim instead. Thresholds are the judge's own (fixed in advance).
 """
 
 from __future__ import annotations
@@ -68,8 +68,11 @@ def load_halueval(data: Path, name: str) -> list[Item]:
 
 
 def load_sets(data: Path) -> dict[str, list[Item]]:
+    wice = load_wice(data)
     return {
-        "wice": load_wice(data),
+        "wice": wice,
+        # The same claims against their evidence as one document (premise = chunks joined).
+        "wice_doc": [Item((" ".join(it.premises),), it.text, it.label) for it in wice],
         "begin_cmu": load_begin(data, "cmu"),
         "begin_tc": load_begin(data, "tc"),
         "begin_wow": load_begin(data, "wow"),

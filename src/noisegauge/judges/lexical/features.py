@@ -31,7 +31,7 @@ _ANTONYM_PAIRS = [
     ("possibl", "imposs"), ("legal", "illeg"), ("true", "fals"), ("alway", "never"),
     ("above", "below"), ("buy", "sell"), ("import", "export"), ("gain", "loss"),
     ("start", "end"), ("older", "younger"), ("oldest", "youngest"), ("internal", "external"),
-    ("monthly", "annual"), ("major", "minor"), ("public", "privat"), ("junior", "senior"),
+    ("monthly", "annual"), ("major", "minor"), ("add", "remov"), ("add", "drop"), ("public", "privat"), ("junior", "senior"),
     ("가능", "불가능"), ("증가", "감소"), ("포함", "제외"), ("허용", "금지"), ("이전", "이후"),
     ("최대", "최소"), ("유료", "무료"), ("상승", "하락"), ("성공", "실패"), ("월간", "연간"),
 ]
@@ -140,13 +140,16 @@ def _covered_fuzzy(norm: str, text: str, prem: Analysis) -> bool:
 def _qty_match(q: Quantity, prem: Analysis) -> str:
     """'same' when the premise states this value (compatible unit), 'other' when it states the
     same kind of quantity with another value, else 'absent'."""
-    hard = q.unit and not q.unit.startswith("w:")
+    q_unit, _, q_rate = q.unit.partition("/")
+    hard = q_unit and not q_unit.startswith("w:")
     other = False
     for p in prem.quantities:
-        p_hard = p.unit and not p.unit.startswith("w:")
-        if p.value == q.value and (not hard or not p_hard or p.unit == q.unit):
+        p_unit, _, p_rate = p.unit.partition("/")
+        p_hard = p_unit and not p_unit.startswith("w:")
+        rate_ok = not q_rate or not p_rate or q_rate == p_rate  # $49 vs $49 per month: fine
+        if p.value == q.value and rate_ok and (not hard or not p_hard or p_unit == q_unit):
             return "same"
-        if q.unit and p.unit == q.unit:
+        if q_unit and p_unit == q_unit:
             other = True
     return "other" if other else "absent"
 
@@ -224,33 +227,34 @@ def _cues(prem: Analysis, claim: Analysis, items: list[tuple[str, float, bool, b
         return Cues(True, True, "negation")
     for n, *_rest in items:
         opposite = _ANTONYMS.get(n)
-        if opposite and n not in prem.norms and opposite & prem.norms - claim_words:
+        if opposite and n not in win and opposite & win - claim_words:
             return Cues(True, on_topic, "antonym")
-    swap = _entity_swap(prem, claim)
+    swap = _entity_swap(prem, claim, best_i)
     if swap:
         return Cues(True, on_topic, "entity")
     return Cues(False, False, None)
 
 
-def _entity_swap(prem: Analysis, claim: Analysis) -> bool:
-    """A claim name missing from the premise whose neighbour word there has another name next
-    to it: "Enterprise plan" vs "Pro plan", "Model X" vs "Model Y"."""
+def _entity_swap(prem: Analysis, claim: Analysis, best_i: int) -> bool:
+    """A claim name missing from the premise whose neighbour word in the best window has
+    another name next to it: "Enterprise plan" vs "Pro plan", "Model X" vs "Model Y"."""
     toks = claim.tokens
+    ptoks = prem.tokens
+    in_window = [i for i, s in enumerate(prem.sent_of) if s in (best_i, best_i + 1)]
     for k, t in enumerate(toks):
         if not (t.norm in claim.entities or t.norm in claim.initial) or t.norm in prem.norms:
             continue
         for step in (1, -1):
             j = k + step
-            if not 0 <= j < len(toks) or toks[j].stop:
+            if not 0 <= j < len(toks) or toks[j].stop or toks[j].kind != "word":
                 continue
             anchor = toks[j].norm
-            for pi, pt in enumerate(prem.tokens):
-                if pt.norm != anchor:
-                    continue
+            for pi in in_window:
                 pj = pi - step
-                if 0 <= pj < len(prem.tokens):
-                    other = prem.tokens[pj]
-                    if other.capital and not other.stop and other.norm not in claim.norms \
-                            and other.norm != anchor:
-                        return True
+                if ptoks[pi].norm != anchor or not 0 <= pj < len(ptoks):
+                    continue
+                other = ptoks[pj]
+                if other.capital and not other.stop and other.norm not in claim.norms \
+                        and other.norm != anchor and prem.sent_of[pj] == prem.sent_of[pi]:
+                    return True
     return False

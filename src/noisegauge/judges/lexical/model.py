@@ -1,7 +1,7 @@
-"""The learned combiner: a logistic model over ``FEATURES``, read from a shipped JSON file.
+"""The learned combiner: gradient-boosted trees over ``FEATURES``, read from a shipped JSON file.
 
-Pure Python on purpose (no numpy at inference). ``training/train_lexical.py`` writes the
-file; its ``version`` names the weights and is part of the judge's identity.
+Pure Python on purpose (no numpy or sklearn at inference). ``training/train_lexical.py``
+writes the file; its ``version`` names the weights and is part of the judge's identity.
 """
 
 from __future__ import annotations
@@ -15,38 +15,54 @@ from typing import Any
 
 from .features import FEATURES
 
-__all__ = ["Combiner", "load_combiner", "WEIGHTS_FILE"]
+__all__ = ["Combiner", "Tree", "load_combiner", "WEIGHTS_FILE"]
 
 WEIGHTS_FILE = "weights.json"
 
 
 @dataclass(frozen=True)
+class Tree:
+    """One regression tree in sklearn's array layout (a leaf has ``left == -1``)."""
+
+    feature: tuple[int, ...]
+    threshold: tuple[float, ...]
+    left: tuple[int, ...]
+    right: tuple[int, ...]
+    value: tuple[float, ...]
+
+    def __call__(self, x: list[float]) -> float:
+        node = 0
+        left, right, feature, threshold = self.left, self.right, self.feature, self.threshold
+        while left[node] != -1:
+            node = left[node] if x[feature[node]] <= threshold[node] else right[node]
+        return self.value[node]
+
+
+@dataclass(frozen=True)
 class Combiner:
-    """``p(entailed) = sigmoid(intercept + sum(coef * (x - mean) / scale))``."""
+    """``p(entailed) = sigmoid(init + learning_rate * sum(tree(x)))``."""
 
     version: str
-    features: tuple[str, ...]
-    mean: tuple[float, ...]
-    scale: tuple[float, ...]
-    coef: tuple[float, ...]
-    intercept: float
+    init: float
+    learning_rate: float
+    trees: tuple[Tree, ...]
     threshold: float
 
     def probability(self, x: list[float]) -> float:
-        z = self.intercept
-        for xi, m, s, c in zip(x, self.mean, self.scale, self.coef):
-            z += c * (xi - m) / s
+        z = self.init + self.learning_rate * sum(t(x) for t in self.trees)
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Combiner:
         feats = tuple(data["features"])
         if feats != FEATURES:
-            raise ValueError(f"weights were trained on features {feats}, this code computes {FEATURES}; "
-                             "retrain with training/train_lexical.py")
-        return cls(str(data["version"]), feats, tuple(map(float, data["mean"])),
-                   tuple(map(float, data["scale"])), tuple(map(float, data["coef"])),
-                   float(data["intercept"]), float(data["threshold"]))
+            raise ValueError(f"weights were trained on features {feats}, this code computes "
+                             f"{FEATURES}; retrain with training/train_lexical.py")
+        trees = tuple(Tree(tuple(t["feature"]), tuple(map(float, t["threshold"])),
+                           tuple(t["left"]), tuple(t["right"]), tuple(map(float, t["value"])))
+                      for t in data["trees"])
+        return cls(str(data["version"]), float(data["init"]), float(data["learning_rate"]),
+                   trees, float(data["threshold"]))
 
 
 def load_combiner(path: str | Path | None = None) -> Combiner:

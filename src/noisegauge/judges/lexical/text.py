@@ -22,6 +22,7 @@ _STEMMER = snowballstemmer.stemmer("english")
 # Word, version, number (with thousands separators and decimals), currency sign, percent.
 _TOKEN = re.compile(
     r"(?P<ver>\bv\d+(?:\.\d+)+\b|\bv\d+\b)"
+    r"|(?P<ord>\d+(?:st|nd|rd|th)\b)"
     r"|(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)*)"
     r"|(?P<word>[^\W\d_]+(?:['’][^\W\d_]+)*)"
     r"|(?P<sym>[$€£¥₩%])",
@@ -146,6 +147,8 @@ def tokenize(text: str) -> tuple[Token, ...]:
         t = m.group()
         if m.group("ver"):
             out.append(Token(t, "v" + t[1:].lower(), "num", False, False))
+        elif m.group("ord"):  # 9th, 21st: compared as words, not as quantities
+            out.append(Token(t, t.lower(), "word", False, False))
         elif m.group("num"):
             parts = t.split(".")
             if len(parts) > 2:  # 1.2.3: a version-like string, compared as text
@@ -180,10 +183,11 @@ def quantities(tokens: tuple[Token, ...]) -> list[Quantity]:
         unit = ""
         nxt = _unit_key(tokens[i + 1]) if i + 1 < len(tokens) else ""
         prev = tokens[i - 1].text.lower() if i > 0 else ""
-        if nxt in _UNITS:
+        after = i + 2  # first token after the unit, where a rate ("per month") may follow
+        if prev in _CURRENCY_SIGNS:
+            unit, after = _UNITS[prev], i + 1
+        elif nxt in _UNITS:
             unit = _UNITS[nxt]
-        elif prev in _CURRENCY_SIGNS:
-            unit = _UNITS[prev]
         elif prev in MONTHS or nxt in MONTHS:
             unit = "date"
         elif prev in ("version", "v", "버전"):
@@ -195,8 +199,32 @@ def quantities(tokens: tuple[Token, ...]) -> list[Quantity]:
             unit = "w:" + tokens[i + 1].norm  # "5 employees": the counted noun is the unit
         if tok.kind == "word" and not unit:
             continue  # "one" without a unit is usually a pronoun, not a quantity
-        found.append(Quantity(value, unit, i))
+        rate = _rate(tokens, after, prev)
+        found.append(Quantity(value, f"{unit}/{rate}" if unit and rate else unit, i))
     return found
+
+
+_PER = frozenset("per a an each every".split())
+_KO_RATE = {"월": "month", "매월": "month", "월간": "month", "연": "year", "매년": "year",
+            "연간": "year", "년간": "year", "주간": "week", "매주": "week", "일간": "day", "매일": "day"}
+_RATE_UNITS = frozenset("second minute hour day week month year user seat".split())
+_ADVERB_RATE = {"monthly": "month", "annually": "year", "yearly": "year", "weekly": "week",
+                "daily": "day", "hourly": "hour"}
+
+
+def _rate(tokens: tuple[Token, ...], j: int, prev: str) -> str:
+    """"$49 per month", "$49/month", "$49 monthly", "월 49달러" -> "month"."""
+    if j < len(tokens):
+        w = tokens[j].text.lower()
+        if w in _PER and j + 1 < len(tokens):
+            w = _unit_key(tokens[j + 1])
+        elif w in _ADVERB_RATE:
+            return _ADVERB_RATE[w]
+        else:
+            w = _unit_key(tokens[j])
+        if _UNITS.get(w) in _RATE_UNITS:
+            return _UNITS[w]
+    return _KO_RATE.get(prev, "")
 
 
 def _unit_key(tok: Token) -> str:
