@@ -139,8 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--protocol", choices=["extract", "whole"], default="extract")
     args = ap.parse_args(argv)
     PROTOCOL["value"] = args.protocol
-    from noisegauge.judges.registry import get_judge
     from noisegauge.judges.base import judge_identity
+    from noisegauge.judges.registry import get_judge
 
     judge = get_judge(args.judge)
     sets = load_sets(args.data)

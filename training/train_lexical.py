@@ -14,7 +14,6 @@ Needs the dev extra (scikit-learn); inference reads the JSON in pure Python.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import hashlib
 import importlib.util
 import json
@@ -35,9 +34,9 @@ bench: Any = importlib.util.module_from_spec(_spec)
 sys.modules["judge_accuracy"] = bench
 _spec.loader.exec_module(bench)
 
-from noisegauge.judges.lexical.features import FEATURES, analyse, pair_features  # noqa: E402
-from noisegauge.judges.lexical.judge import answer_part  # noqa: E402
-from noisegauge.judges.lexical.split import extract_spans  # noqa: E402
+from noisegauge.judges.lexical.features import FEATURES, analyse, pair_features
+from noisegauge.judges.lexical.judge import answer_part
+from noisegauge.judges.lexical.split import extract_spans
 
 SOURCE_OF = {"wice": "wice", "wice_doc": "wice", "begin_cmu": "begin", "begin_tc": "begin",
              "begin_wow": "begin",

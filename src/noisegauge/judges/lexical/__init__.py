@@ -10,8 +10,14 @@ from typing import Any
 from .judge import JUDGE_VERSION, Explanation, LexicalJudge
 from .split import ClaimSpan, extract_spans
 
-__all__ = ["LexicalJudge", "Explanation", "ClaimSpan", "extract_spans", "make_judge",
-           "JUDGE_VERSION"]
+__all__ = [
+    "JUDGE_VERSION",
+    "ClaimSpan",
+    "Explanation",
+    "LexicalJudge",
+    "extract_spans",
+    "make_judge",
+]
 
 
 def make_judge(arg: str | None = None, **kwargs: Any) -> LexicalJudge:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
 from .split import sentence_spans
-from .text import MONTHS, NEGATIONS, Quantity, Token, is_hangul, quantities, tokenize
+from .text import MONTHS, NEGATIONS, Quantity, Token, quantities, tokenize
 
 __all__ = ["FEATURES", "Analysis", "Cues", "analyse", "pair_features"]
 
@@ -63,7 +64,7 @@ def _weight(tok: Token, entity: bool) -> float:
     if tok.kind == "num" or entity:
         return 2.0
     n = len(tok.norm)
-    if is_hangul(tok.norm):
+    if tok.hangul:
         return 1.5 if n >= 2 else 1.0
     return 1.5 if n >= 7 else (1.0 if n >= 4 else 0.7)
 
@@ -89,7 +90,7 @@ def analyse(text: str) -> Analysis:
     prefixes: set[str] = set()
     for i in content:
         t = tt[i]
-        if is_hangul(t.text):
+        if t.hangul:
             low = t.text.lower()
             prefixes.update(low[:k] for k in range(2, len(low) + 1))
         elif len(t.norm) >= 5:
@@ -97,14 +98,14 @@ def analyse(text: str) -> Analysis:
     negated: list[set[str]] = [set() for _ in sentence_sets]
     for i, t in enumerate(tt):
         if _is_negation(tt, i):
-            scope = range(i + 1, min(i + 4, len(tt))) if not is_hangul(t.text) \
+            scope = range(i + 1, min(i + 4, len(tt))) if not t.hangul \
                 else range(max(0, i - 2), i)  # Korean negation follows the verb it negates
             negated[sent_of[i]].update(tt[j].norm for j in scope if not tt[j].stop
                                        and tt[j].norm not in NEGATIONS)
     cn = [tt[i].norm for i in content]
     return Analysis(tt, content, tuple(sentence_sets), tuple(sent_of), frozenset(cn),
                     frozenset(prefixes), tuple(quantities(tt)),
-                    tuple(frozenset(n) for n in negated), frozenset(zip(cn, cn[1:])),
+                    tuple(frozenset(n) for n in negated), frozenset(pairwise(cn)),
                     frozenset(entities), frozenset(initial))
 
 
@@ -128,10 +129,10 @@ class Cues:
     reason: str | None
 
 
-def _covered_fuzzy(norm: str, text: str, prem: Analysis) -> bool:
+def _covered_fuzzy(norm: str, text: str, hangul: bool, prem: Analysis) -> bool:
     if norm in prem.norms:
         return True
-    if is_hangul(text):
+    if hangul:
         low = text.lower()
         return norm in prem.prefixes or any(low[:k] in prem.norms for k in range(2, len(low)))
     return len(norm) >= 6 and norm[:5] in prem.prefixes
@@ -163,7 +164,7 @@ def pair_features(prem: Analysis, claim: Analysis) -> tuple[list[float], Cues]:
         ent = t.norm in claim.entities or t.kind == "num" or t.text.lower() in MONTHS
         exact = t.norm in prem.norms
         items.append((t.norm, _weight(t, ent), ent, exact,
-                      exact or _covered_fuzzy(t.norm, t.text, prem)))
+                      exact or _covered_fuzzy(t.norm, t.text, t.hangul, prem)))
     total = sum(w for _, w, *_ in items) or 1.0
     cov = sum(w for _, w, _, e, _ in items if e) / total
     cov_fuzzy = sum(w for _, w, _, _, f in items if f) / total
@@ -180,7 +181,7 @@ def pair_features(prem: Analysis, claim: Analysis) -> tuple[list[float], Cues]:
         if c > best:
             best, best_i = c, i
     norms = [n for n, *_ in items]
-    pairs = list(zip(norms, norms[1:]))
+    pairs = list(pairwise(norms))
     bigram = sum(1 for p in pairs if p in prem.bigrams) / len(pairs) if pairs else cov
     run = cur = 0
     for *_, f in items:

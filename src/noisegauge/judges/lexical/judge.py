@@ -19,7 +19,7 @@ from .features import Cues, analyse, pair_features
 from .model import Combiner, load_combiner
 from .split import extract_spans
 
-__all__ = ["LexicalJudge", "Explanation", "JUDGE_VERSION"]
+__all__ = ["JUDGE_VERSION", "Explanation", "LexicalJudge"]
 
 #: Bump when splitting, features or the decision rule change (it keys caches).
 JUDGE_VERSION = "1"

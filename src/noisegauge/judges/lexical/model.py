@@ -15,7 +15,7 @@ from typing import Any
 
 from .features import FEATURES
 
-__all__ = ["Combiner", "Tree", "load_combiner", "WEIGHTS_FILE"]
+__all__ = ["WEIGHTS_FILE", "Combiner", "Tree", "load_combiner"]
 
 WEIGHTS_FILE = "weights.json"
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 
 __all__ = ["ClaimSpan", "extract_spans", "sentence_spans"]
 
@@ -26,11 +27,8 @@ class ClaimSpan:
     end: int
 
 
-_ABBREV_NEVER = frozenset("""
-dr mr mrs ms prof sr jr st vs e.g i.e cf fig no nos vol approx gen col lt sgt rev hon mt ft
-u.s u.k u.n a.m p.m ph.d b.a m.a dept est jan feb mar apr jun jul aug sep sept oct nov dec
-""".split())
-_ABBREV_MAYBE_END = frozenset("etc inc ltd corp co llc al".split())
+_ABBREV_NEVER = frozenset(["dr", "mr", "mrs", "ms", "prof", "sr", "jr", "st", "vs", "e.g", "i.e", "cf", "fig", "no", "nos", "vol", "approx", "gen", "col", "lt", "sgt", "rev", "hon", "mt", "ft", "u.s", "u.k", "u.n", "a.m", "p.m", "ph.d", "b.a", "m.a", "dept", "est", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"])
+_ABBREV_MAYBE_END = frozenset(["etc", "inc", "ltd", "corp", "co", "llc", "al"])
 
 _END = re.compile(r"[.!?。！？]+[\"'”’)\]]*(?=\s)|[。！？]+")
 _KO_END = re.compile(r"(?:습니다|입니다|합니다|됩니다|니다|세요|어요|아요|해요|에요|예요)(?=\s)")
@@ -39,15 +37,9 @@ _MARKER = re.compile(r"^[ \t]*(?:(#{1,6})[ \t]+|>[ \t]*|(?:[-*+•·]|\d{1,3}[.)
 _INLINE_MD = re.compile(r"\*\*|__|`|~~|(?<!\w)[*_](?=\w)|(?<=\w)[*_](?!\w)")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 
-_SUBJECT_START = frozenset("it they he she we this that these those there the a an its their his "
-                           "her our".split())
-_AUX = frozenset("""
-is are was were be been has have had can could will would shall should may might must does did do
-cost costs include includes included offer offers offered provide provides provided require requires
-required support supports supported allow allows allowed contain contains became becomes remain
-remains remained use uses used lets let gives give gave takes take took makes make made
-""".split())
-_PRONOUN = frozenset("it they he she this these its their".split())
+_SUBJECT_START = frozenset(["it", "they", "he", "she", "we", "this", "that", "these", "those", "there", "the", "a", "an", "its", "their", "his", "her", "our"])
+_AUX = frozenset(["is", "are", "was", "were", "be", "been", "has", "have", "had", "can", "could", "will", "would", "shall", "should", "may", "might", "must", "does", "did", "do", "cost", "costs", "include", "includes", "included", "offer", "offers", "offered", "provide", "provides", "provided", "require", "requires", "required", "support", "supports", "supported", "allow", "allows", "allowed", "contain", "contains", "became", "becomes", "remain", "remains", "remained", "use", "uses", "used", "lets", "let", "gives", "give", "gave", "takes", "take", "took", "makes", "make", "made"])
+_PRONOUN = frozenset(["it", "they", "he", "she", "this", "these", "its", "their"])
 _COORD = re.compile(r"(?:,\s+(?:and|but|while|whereas|so|yet)|;)\s+")
 _KO_COORD = re.compile(r"(?<=[\uac00-\ud7a3])(?:고|며|지만|으며|는데|으나|이며|이고),\s+")
 
@@ -63,7 +55,7 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
             cuts.append(m.end())
     cuts = sorted(set(cuts)) + [end]
     spans = []
-    for a, b in zip(cuts, cuts[1:]):
+    for a, b in pairwise(cuts):
         a2, b2 = _trim(text, a, b)
         if a2 < b2:
             spans.append((a2, b2))
@@ -73,7 +65,7 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
 def _ends_sentence(text: str, dot: int, after: int, limit: int) -> bool:
     if text[dot] != ".":
         return True
-    m = _WORD_BEFORE.search(text, 0, dot + 1)
+    m = _WORD_BEFORE.search(text, max(0, dot - 24), dot + 1)  # bounded: long texts stay linear
     word = m.group(1).lower().rstrip(".") if m else ""
     nxt = text[after:limit].lstrip()[:1]
     if word in _ABBREV_NEVER or (len(word) == 1 and word.isalpha()):
@@ -106,6 +98,7 @@ class _Block:
     end: int
     heading: bool = False
     bullet: bool = False
+    after_blank: bool = False
 
 
 def _blocks(text: str) -> list[_Block]:
@@ -126,7 +119,14 @@ def _blocks(text: str) -> list[_Block]:
             blocks[-1].end = line_start + len(body)  # continuation of a paragraph or item
         else:
             blocks.append(_Block(line_start, line_start + len(body)))
-    return [b for b in blocks if b.end > b.start]
+    kept: list[_Block] = []
+    blank = False
+    for b in blocks:
+        if b.end > b.start:
+            b.after_blank = blank
+            kept.append(b)
+        blank = b.end == b.start
+    return kept
 
 
 def _clauses(text: str, a: int, b: int) -> list[tuple[int, int]]:
@@ -212,6 +212,8 @@ def extract_spans(text: str, question: str | None = None) -> list[ClaimSpan]:
                 claims.append(ClaimSpan(_clean(text[block.start:block.end]), block.start, block.end))
             subject = lead_in = prefix = None
             continue
+        if block.after_blank and prefix is not None:
+            prefix = None  # a blank line after the items ends the list
         if block.bullet and lead_in is not None:
             prefix = claims.pop(lead_in).text  # "The plan includes:" becomes part of each item
             lead_in = None

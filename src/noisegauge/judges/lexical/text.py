@@ -12,10 +12,19 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-import snowballstemmer
+import snowballstemmer  # type: ignore[import-untyped]
 
-__all__ = ["Token", "tokenize", "Quantity", "quantities", "stem", "is_hangul", "STOPWORDS",
-           "NEGATIONS", "MONTHS"]
+__all__ = [
+    "MONTHS",
+    "NEGATIONS",
+    "STOPWORDS",
+    "Quantity",
+    "Token",
+    "is_hangul",
+    "quantities",
+    "stem",
+    "tokenize",
+]
 
 _STEMMER = snowballstemmer.stemmer("english")
 
@@ -24,29 +33,16 @@ _TOKEN = re.compile(
     r"(?P<ver>\bv\d+(?:\.\d+)+\b|\bv\d+\b)"
     r"|(?P<ord>\d+(?:st|nd|rd|th)\b)"
     r"|(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)*)"
+    r"|(?P<ko>[\uac00-\ud7a3]+)"
     r"|(?P<word>[^\W\d_]+(?:['’][^\W\d_]+)*)"
     r"|(?P<sym>[$€£¥₩%])",
     re.UNICODE,
 )
 
-STOPWORDS = frozenset("""
-a an the and or but if then else of to in on at by for with from into onto about as than so
-is are was were be been being am do does did done doing have has had having will would shall
-should can could may might must it its it's they them their theirs this that these those there
-here he him his she her hers we us our ours you your yours i me my mine who whom whose which
-what when where why how also just only very too more most much many some any each every such
-own same other another both either neither all few s t not no nor up down out over under again
-further once during before after above below between through while because until against
-per via etc e g i ie eg one's said says say
-""".split())
+STOPWORDS = frozenset(["a", "an", "the", "and", "or", "but", "if", "then", "else", "of", "to", "in", "on", "at", "by", "for", "with", "from", "into", "onto", "about", "as", "than", "so", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "done", "doing", "have", "has", "had", "having", "will", "would", "shall", "should", "can", "could", "may", "might", "must", "it", "its", "it's", "they", "them", "their", "theirs", "this", "that", "these", "those", "there", "here", "he", "him", "his", "she", "her", "hers", "we", "us", "our", "ours", "you", "your", "yours", "i", "me", "my", "mine", "who", "whom", "whose", "which", "what", "when", "where", "why", "how", "also", "just", "only", "very", "too", "more", "most", "much", "many", "some", "any", "each", "every", "such", "own", "same", "other", "another", "both", "either", "neither", "all", "few", "s", "t", "not", "no", "nor", "up", "down", "out", "over", "under", "again", "further", "once", "during", "before", "after", "above", "below", "between", "through", "while", "because", "until", "against", "per", "via", "etc", "e", "g", "i", "ie", "eg", "one's", "said", "says", "say"])
 
 # Cues that flip a clause's polarity (English and Korean forms).
-NEGATIONS = frozenset("""
-not no never none nothing nobody neither nor cannot can't won't don't doesn't didn't isn't
-aren't wasn't weren't hasn't haven't hadn't shouldn't wouldn't couldn't mustn't without
-unable fail fails failed lack lacks lacked
-않 않는 않다 않습니다 않아요 않은 않고 없 없다 없는 없습니다 없어요 없이 못 못한 안 아니 아닌 아니다 아닙니다
-""".split())
+NEGATIONS = frozenset(["not", "no", "never", "none", "nothing", "nobody", "neither", "nor", "cannot", "can't", "won't", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "weren't", "hasn't", "haven't", "hadn't", "shouldn't", "wouldn't", "couldn't", "mustn't", "without", "unable", "fail", "fails", "failed", "lack", "lacks", "lacked", "않", "않는", "않다", "않습니다", "않아요", "않은", "않고", "없", "없다", "없는", "없습니다", "없어요", "없이", "못", "못한", "안", "아니", "아닌", "아니다", "아닙니다"])
 
 _NUMBER_WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -57,7 +53,7 @@ _NUMBER_WORDS = {
     "dozen": 12, "twice": 2, "half": 0.5, "single": 1, "double": 2,
 }
 MONTHS = {m: i + 1 for i, m in enumerate(
-    "january february march april may june july august september october november december".split())}
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"])}
 MONTHS.update({m[:3]: v for m, v in list(MONTHS.items())})
 MONTHS.pop("may", None)  # "may" is usually the modal verb; only the long form counts when unambiguous
 
@@ -82,12 +78,7 @@ _UNITS = {
 _CURRENCY_SIGNS = {"$", "€", "£", "¥", "₩"}
 
 # Hangul particles and endings, longest first, stripped from the end of an eojeol.
-_KO_SUFFIXES = sorted("""
-은 는 이 가 을 를 의 에 에서 에게 께 께서 한테 으로 로 와 과 도 만 까지 부터 보다 처럼 이나 나 랑 이랑
-으로는 에서는 에는 로는 과는 와는 이라 이라는 라는 이며 이고 이다 입니다 이에요 예요 에요 였다 이었다
-합니다 한다 했다 해요 하고 하며 하는 하여 해서 할 한 하다 됩니다 된다 되는 된 되며 되고 됐다
-습니다 니다 있다 있습니다 있는 있고 있으며 있어요 적 들 들은 들이 들을 들의
-""".split(), key=len, reverse=True)
+_KO_SUFFIXES = sorted(["은", "는", "이", "가", "을", "를", "의", "에", "에서", "에게", "께", "께서", "한테", "으로", "로", "와", "과", "도", "만", "까지", "부터", "보다", "처럼", "이나", "나", "랑", "이랑", "으로는", "에서는", "에는", "로는", "과는", "와는", "이라", "이라는", "라는", "이며", "이고", "이다", "입니다", "이에요", "예요", "에요", "였다", "이었다", "합니다", "한다", "했다", "해요", "하고", "하며", "하는", "하여", "해서", "할", "한", "하다", "됩니다", "된다", "되는", "된", "되며", "되고", "됐다", "습니다", "니다", "있다", "있습니다", "있는", "있고", "있으며", "있어요", "적", "들", "들은", "들이", "들을", "들의"], key=len, reverse=True)
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
@@ -100,14 +91,18 @@ def is_hangul(text: str) -> bool:
 def stem(word: str) -> str:
     """Normalised form of one word: lower-case English stem, or Hangul stem without particles."""
     w = word.lower().replace("’", "'")
-    if w.endswith("'s"):
-        w = w[:-2]
+    w = w.removesuffix("'s")
     if is_hangul(w):
-        for suf in _KO_SUFFIXES:
-            if len(w) > len(suf) and w.endswith(suf):
-                return w[: -len(suf)]
-        return w
+        return _ko_stem(w)
     return str(_STEMMER.stemWord(w.replace("'", "")))
+
+
+@lru_cache(maxsize=100_000)
+def _ko_stem(w: str) -> str:
+    for suf in _KO_SUFFIXES:
+        if len(w) > len(suf) and w.endswith(suf):
+            return w[: -len(suf)]
+    return w
 
 
 @dataclass(frozen=True)
@@ -123,9 +118,10 @@ class Quantity:
 class Token:
     text: str
     norm: str        # stem, or canonical number string
-    kind: str        # "word" | "num" | "sym"
+    kind: str        # "word" | "num" | "sym" ("ko" for Hangul words, which are words too)
     capital: bool    # starts with an upper-case letter (not sentence-initial is decided later)
     stop: bool
+    hangul: bool = False
 
 
 def _num_norm(value: float) -> str:
@@ -156,6 +152,8 @@ def tokenize(text: str) -> tuple[Token, ...]:
             else:
                 v = _parse_number(t)
                 out.append(Token(t, _num_norm(v) if v is not None else t, "num", False, False))
+        elif m.group("ko"):
+            out.append(Token(t, _ko_stem(t), "word", False, False, True))
         elif m.group("word"):
             low = t.lower()
             out.append(Token(t, stem(t), "word", t[:1].isupper(), low in STOPWORDS or len(low) == 1))
@@ -204,10 +202,10 @@ def quantities(tokens: tuple[Token, ...]) -> list[Quantity]:
     return found
 
 
-_PER = frozenset("per a an each every".split())
+_PER = frozenset(["per", "a", "an", "each", "every"])
 _KO_RATE = {"월": "month", "매월": "month", "월간": "month", "연": "year", "매년": "year",
             "연간": "year", "년간": "year", "주간": "week", "매주": "week", "일간": "day", "매일": "day"}
-_RATE_UNITS = frozenset("second minute hour day week month year user seat".split())
+_RATE_UNITS = frozenset(["second", "minute", "hour", "day", "week", "month", "year", "user", "seat"])
 _ADVERB_RATE = {"monthly": "month", "annually": "year", "yearly": "year", "weekly": "week",
                 "daily": "day", "hourly": "hour"}
 
