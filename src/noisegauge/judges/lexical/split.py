@@ -4,7 +4,8 @@ Rules, in order: markdown blocks (headings, bullets, numbered items, quotes) -> 
 (abbreviations, initials and decimals do not end a sentence; Hangul endings such as
 ``합니다`` do, even without a period) -> coordinated clauses, split only where the right
 side is clearly a clause of its own. Nothing is dropped: text without punctuation is a
-claim, and only short headings (labels such as "## Pricing") are not claims. A clause
+claim; only short headings (labels such as "## Pricing"), questions and bare interjections
+("Yes!", "Cool.") are not claims ("Did you know that X?" claims X). A clause
 starting with "It"/"They"/"This plan" gets the previous sentence's subject when it is
 unambiguous, and bullets under a lead-in ("The Pro plan includes:") get the lead-in.
 """
@@ -196,6 +197,30 @@ def _resolve(claim: str, subject: str | None) -> str:
     return claim
 
 
+_FILLER = frozenset("""
+yes yeah yep yup no nope nah sure ok okay oh wow well hi hello hey thanks thank you cool great
+nice really indeed right haha lol hmm um uh ah awesome interesting true exactly agreed i agree
+that's that is so amazing lovely good fun funny
+네 예 아니요 아뇨 음 와 오 그래요 맞아요 좋아요 감사합니다
+""".split())
+_DID_YOU_KNOW = re.compile(r"^(?:(?:so|and|but|well|oh),?\s+)?(?:did|do)\s+you\s+know\s+(?:that\s+)?",
+                           re.IGNORECASE)
+
+
+def _as_claim(c: ClaimSpan) -> ClaimSpan | None:
+    """None for what states nothing (a question, "Yes!", "Cool."); "Did you know that X?" is X."""
+    words = re.findall(r"[^\W_]+(?:'[^\W_]+)?", c.text.lower())
+    if all(w in _FILLER for w in words):
+        return None
+    if c.text.rstrip("\"'”’)] ").endswith(("?", "？")):
+        m = _DID_YOU_KNOW.match(c.text)
+        if not m:
+            return None
+        body = c.text[m.end():].rstrip().rstrip("?？").rstrip()
+        return ClaimSpan(body[:1].upper() + body[1:], c.start, c.end) if body else None
+    return c
+
+
 def extract_spans(text: str, question: str | None = None) -> list[ClaimSpan]:
     """Claims of ``text`` with their source spans; see the module docstring for the rules.
 
@@ -230,10 +255,14 @@ def extract_spans(text: str, question: str | None = None) -> list[ClaimSpan]:
         if not block.bullet and claims and claims[-1].text.endswith(":") \
                 and claims[-1].start >= block.start:
             lead_in = len(claims) - 1
+    kept = [c for c in (_as_claim(c) for c in claims) if c is not None]
+    if kept or not question:
+        claims = kept  # questions and bare interjections state nothing
     if question and len(claims) == 1 and len(claims[0].text.split()) <= 8 \
             and not any(w.lower() in _AUX for w in claims[0].text.split()):
         # A bare answer ("Delhi") becomes checkable together with what it answers; the
         # judge checks the part after "? " and uses the question as context only.
         only = claims[0]
-        claims = [ClaimSpan(f"{' '.join(question.split())} {only.text}", only.start, only.end)]
+        asked = " ".join(question.split()).rstrip(" ?.!\"'”’") + "?"
+        claims = [ClaimSpan(f"{asked} {only.text}", only.start, only.end)]
     return claims

@@ -186,12 +186,12 @@ def quantities(tokens: tuple[Token, ...]) -> list[Quantity]:
             unit, after = _UNITS[prev], i + 1
         elif nxt in _UNITS:
             unit = _UNITS[nxt]
+        elif tok.kind == "num" and 1000 <= value <= 2100 and value == int(value) and "," not in tok.text:
+            unit = "year"
         elif prev in MONTHS or nxt in MONTHS:
             unit = "date"
         elif prev in ("version", "v", "버전"):
             unit = "version"
-        elif tok.kind == "num" and 1000 <= value <= 2100 and value == int(value) and "," not in tok.text:
-            unit = "year"
         if not unit and i + 1 < len(tokens) and tokens[i + 1].kind == "word" \
                 and not tokens[i + 1].stop:
             unit = "w:" + tokens[i + 1].norm  # "5 employees": the counted noun is the unit
