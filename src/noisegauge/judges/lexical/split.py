@@ -197,12 +197,7 @@ def _resolve(claim: str, subject: str | None) -> str:
     return claim
 
 
-_FILLER = frozenset("""
-yes yeah yep yup no nope nah sure ok okay oh wow well hi hello hey thanks thank you cool great
-nice really indeed right haha lol hmm um uh ah awesome interesting true exactly agreed i agree
-that's that is so amazing lovely good fun funny
-네 예 아니요 아뇨 음 와 오 그래요 맞아요 좋아요 감사합니다
-""".split())
+_FILLER = frozenset(["yes", "yeah", "yep", "yup", "no", "nope", "nah", "sure", "ok", "okay", "oh", "wow", "well", "hi", "hello", "hey", "thanks", "thank", "you", "cool", "great", "nice", "really", "indeed", "right", "haha", "lol", "hmm", "um", "uh", "ah", "awesome", "interesting", "true", "exactly", "agreed", "i", "agree", "that's", "that", "is", "so", "amazing", "lovely", "good", "fun", "funny", "네", "예", "아니요", "아뇨", "음", "와", "오", "그래요", "맞아요", "좋아요", "감사합니다"])
 _DID_YOU_KNOW = re.compile(r"^(?:(?:so|and|but|well|oh),?\s+)?(?:did|do)\s+you\s+know\s+(?:that\s+)?",
                            re.IGNORECASE)
 
