@@ -1,0 +1,164 @@
+"""Accuracy of a judge against human (or constructed) labels, and its speed.
+
+    python bench/judge_accuracy.py [--judge lexical] [--data ../shared/data] [--limit N]
+
+Sets (in <data>): WiCE oracle chunks (claim supported iff some chunk entails it; labels
+supported vs partially/not; ``wice_doc``: the same chunks joined into one premise), BEGIN dev per source (Fully vs Not fully attributable; Generic
+left out), HaluEval QA (knowledge as premise; the right answer should be entailed, the
+hallucinated one not). As in the tool, texts go through ``judge.extract(text, question)``
+(HaluEval passes the question, so a bare answer becomes a checkable claim) and a text counts
+as entailed when every claim is entailed by at least one premise; ``--protocol whole``
+checks each text as one claim instead. Thresholds are the judge's own (fixed in advance).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import json
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = ROOT.parent / "shared" / "data"
+
+
+@dataclass(frozen=True)
+class Item:
+    premises: tuple[str, ...]
+    text: str                  # the claim, or the answer to extract claims from
+    label: bool                # entailed / supported / attributable / right answer
+    question: str | None = None  # set: claims come from judge.extract(text, question)
+
+
+def load_wice(data: Path) -> list[Item]:
+    items = []
+    with open(data / "wice" / "oracle_chunks_dev.jsonl", encoding="utf-8") as f:
+        for line in f:
+            r = json.loads(line)
+            items.append(Item(tuple(r["evidence"]), r["claim"], r["label"] == "supported"))
+    return items
+
+
+def load_begin(data: Path, source: str) -> list[Item]:
+    items = []
+    csv.field_size_limit(10**7)
+    with open(data / "begin" / f"begin_dev_{source}.tsv", encoding="utf-8", newline="") as f:
+        for r in csv.DictReader(f, delimiter="\t"):
+            label = (r.get("begin_label") or "").strip()
+            if label not in ("Fully attributable", "Not fully attributable"):
+                continue  # Generic responses are left out, as in BEGIN's binary setting
+            items.append(Item((r["knowledge"],), r["response"], label == "Fully attributable"))
+    return items
+
+
+def load_halueval(data: Path, name: str) -> list[Item]:
+    items = []
+    with open(data / "halueval" / f"qa_{name}_data.json", encoding="utf-8") as f:
+        for line in f:
+            r = json.loads(line)
+            for key, label in (("right_answer", True), ("hallucinated_answer", False)):
+                items.append(Item((r["knowledge"],), r[key], label, question=r["question"]))
+    return items
+
+
+def load_sets(data: Path) -> dict[str, list[Item]]:
+    wice = load_wice(data)
+    return {
+        "wice": wice,
+        # The same claims against their evidence as one document (premise = chunks joined).
+        "wice_doc": [Item((" ".join(it.premises),), it.text, it.label) for it in wice],
+        "begin_cmu": load_begin(data, "cmu"),
+        "begin_tc": load_begin(data, "tc"),
+        "begin_wow": load_begin(data, "wow"),
+        "halueval_one": load_halueval(data, "one-turn"),
+        "halueval_multi": load_halueval(data, "multi-turn"),
+    }
+
+
+#: How texts become claims: "extract" (the tool's pipeline: judge.extract(text, question), the
+#: text is entailed when each claim is entailed by some premise) or "whole" (one claim).
+PROTOCOL = {"value": "extract"}
+
+
+async def claims_of(judge: Any, item: Item) -> list[str]:
+    if PROTOCOL["value"] == "whole":
+        return [item.text]
+    return list(await judge.extract(item.text, item.question)) or [item.text]
+
+
+def binary_scores(gold: list[bool], pred: list[bool]) -> dict[str, float]:
+    tp = sum(g and p for g, p in zip(gold, pred))
+    tn = sum((not g) and (not p) for g, p in zip(gold, pred))
+    pos = sum(gold)
+    neg = len(gold) - pos
+    n_pred = sum(pred)
+    tpr = tp / pos if pos else float("nan")
+    tnr = tn / neg if neg else float("nan")
+    return {"bal_acc": (tpr + tnr) / 2, "precision": tp / n_pred if n_pred else float("nan"),
+            "recall": tpr, "n": float(len(gold))}
+
+
+async def evaluate(judge: Any, items: list[Item]) -> tuple[dict[str, float], int, float]:
+    """Scores, number of (premise, claim) pairs checked and seconds spent checking."""
+    from noisegauge.verdicts import Verdict
+
+    gold, pred = [], []
+    pairs, seconds = 0, 0.0
+    for item in items:
+        claims = await claims_of(judge, item)
+        t0 = time.perf_counter()
+        matrix = await judge.check_many(list(item.premises), claims)
+        seconds += time.perf_counter() - t0
+        pairs += len(item.premises) * len(claims)
+        ok = all(any(row[c] is Verdict.ENTAILED for row in matrix) for c in range(len(claims)))
+        gold.append(item.label)
+        pred.append(ok)
+    return binary_scores(gold, pred), pairs, seconds
+
+
+def iter_rows(results: dict[str, tuple[dict[str, float], int, float]]) -> Iterator[str]:
+    yield f"{'set':<16}{'n':>6}{'bal_acc':>9}{'P(ent)':>8}{'R(ent)':>8}{'pairs/s':>10}"
+    for name, (s, pairs, sec) in results.items():
+        rate = pairs / sec if sec else float("inf")
+        yield (f"{name:<16}{int(s['n']):>6}{s['bal_acc']:>9.3f}{s['precision']:>8.3f}"
+               f"{s['recall']:>8.3f}{rate:>10.0f}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--judge", default="lexical")
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--limit", type=int, default=0, help="first N items of each set (0: all)")
+    ap.add_argument("--sets", default="", help="comma-separated subset of set names")
+    ap.add_argument("--protocol", choices=["extract", "whole"], default="extract")
+    args = ap.parse_args(argv)
+    PROTOCOL["value"] = args.protocol
+    from noisegauge.judges.base import judge_identity
+    from noisegauge.judges.registry import get_judge
+
+    judge = get_judge(args.judge)
+    sets = load_sets(args.data)
+    if args.sets:
+        sets = {k: v for k, v in sets.items() if k in args.sets.split(",")}
+    results = {}
+    for name, items in sets.items():
+        items = items[: args.limit] if args.limit else items
+        results[name] = asyncio.run(evaluate(judge, items))
+    print(f"judge: {json.dumps(judge_identity(judge))}")
+    for row in iter_rows(results):
+        print(row)
+    total_pairs = sum(p for _, p, _ in results.values())
+    total_sec = sum(s for *_, s in results.values())
+    print(f"all pairs: {total_pairs} in {total_sec:.2f}s = {total_pairs / total_sec:.0f} pairs/s "
+          "(one process, premise analysis cached per distinct text)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

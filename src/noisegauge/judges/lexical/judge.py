@@ -1,0 +1,94 @@
+"""``LexicalJudge``: the offline default judge (no key, no GPU, no download).
+
+Verdicts: a hard mismatch (number, date, unit, negation, antonym, swapped name) is never
+entailed; it is ``contradicted`` when the premise clearly talks about the same thing,
+``neutral`` otherwise. Everything else is ``entailed`` when the learned combiner's
+probability reaches its threshold (fixed in the weights file), else ``neutral``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...verdicts import Verdict
+from ..base import Usage, record_usage
+from .features import Cues, analyse, pair_features
+from .model import Combiner, load_combiner
+from .split import extract_spans
+
+__all__ = ["JUDGE_VERSION", "Explanation", "LexicalJudge"]
+
+#: Bump when splitting, features or the decision rule change (it keys caches).
+JUDGE_VERSION = "1"
+
+
+def answer_part(claim: str) -> str:
+    """The checkable part of a "question? answer" claim (as ``extract`` builds for bare
+    answers): the answer, unless it has no content of its own ("yes", "no")."""
+    head, sep, tail = claim.rpartition("? ")
+    if sep and head and analyse(tail).content:
+        return tail
+    return claim
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Why a claim got its verdict against a premise."""
+
+    verdict: Verdict
+    probability: float
+    reason: str | None
+
+
+class LexicalJudge:
+    """Claims by rule-based splitting; verdicts from normalised content overlap.
+
+    >>> import asyncio
+    >>> j = LexicalJudge()
+    >>> asyncio.run(j.check("Pro plan subscriptions can be cancelled with a 30-day notice.",
+    ...                     ["Pro plan requires a 90-day notice."]))
+    [<Verdict.CONTRADICTED: 'contradicted'>]
+    """
+
+    def __init__(self, *, threshold: float | None = None, weights: str | Path | None = None) -> None:
+        self._model: Combiner = load_combiner(weights)
+        self.threshold = self._model.threshold if threshold is None else float(threshold)
+
+    def identity(self) -> dict[str, Any]:
+        return {"judge": "lexical", "version": JUDGE_VERSION, "model": self._model.version,
+                "threshold": self.threshold}
+
+    def explain(self, premise: str, claim: str) -> Explanation:
+        """Verdict, probability of entailment and the hard cue (if any) behind it."""
+        prem, cl = analyse(premise), analyse(answer_part(claim))
+        if not cl.content:
+            return Explanation(Verdict.NEUTRAL, 0.0, "claim has no content words")
+        feats, cues = pair_features(prem, cl)
+        p = self._model.probability(feats)
+        return Explanation(self._decide(p, cues), p, cues.reason)
+
+    def _decide(self, p: float, cues: Cues) -> Verdict:
+        if cues.contradiction:
+            return Verdict.CONTRADICTED
+        if cues.mismatch or p < self.threshold:
+            return Verdict.NEUTRAL
+        return Verdict.ENTAILED
+
+    def verdicts(self, premise: str, claims: Sequence[str]) -> list[Verdict]:
+        """Synchronous ``check``."""
+        return [self.explain(premise, c).verdict for c in claims]
+
+    async def extract(self, text: str, question: str | None = None) -> list[str]:
+        record_usage(Usage(calls=1))
+        return [c.text for c in extract_spans(text, question)]
+
+    async def check(self, premise: str, claims: Sequence[str]) -> list[Verdict]:
+        record_usage(Usage(calls=1))
+        return self.verdicts(premise, claims)
+
+    async def check_many(self, premises: Sequence[str], claims: Sequence[str]) -> list[list[Verdict]]:
+        record_usage(Usage(calls=1))
+        return [self.verdicts(p, claims) for p in premises]

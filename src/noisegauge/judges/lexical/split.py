@@ -1,0 +1,263 @@
+"""Splitting text into claims, with each claim's character span in the source.
+
+Rules, in order: markdown blocks (headings, bullets, numbered items, quotes) -> sentences
+(abbreviations, initials and decimals do not end a sentence; Hangul endings such as
+``합니다`` do, even without a period) -> coordinated clauses, split only where the right
+side is clearly a clause of its own. Nothing is dropped: text without punctuation is a
+claim; only short headings (labels such as "## Pricing"), questions and bare interjections
+("Yes!", "Cool.") are not claims ("Did you know that X?" claims X). A clause
+starting with "It"/"They"/"This plan" gets the previous sentence's subject when it is
+unambiguous, and bullets under a lead-in ("The Pro plan includes:") get the lead-in.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from itertools import pairwise
+
+__all__ = ["ClaimSpan", "extract_spans", "sentence_spans"]
+
+
+@dataclass(frozen=True)
+class ClaimSpan:
+    """A claim and where it came from: ``source[start:end]`` is the text it was made from."""
+
+    text: str
+    start: int
+    end: int
+
+
+_ABBREV_NEVER = frozenset(["dr", "mr", "mrs", "ms", "prof", "sr", "jr", "st", "vs", "e.g", "i.e", "cf", "fig", "no", "nos", "vol", "approx", "gen", "col", "lt", "sgt", "rev", "hon", "mt", "ft", "u.s", "u.k", "u.n", "a.m", "p.m", "ph.d", "b.a", "m.a", "dept", "est", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"])
+_ABBREV_MAYBE_END = frozenset(["etc", "inc", "ltd", "corp", "co", "llc", "al"])
+
+_END = re.compile(r"[.!?。！？]+[\"'”’)\]]*(?=\s)|[。！？]+")
+_KO_END = re.compile(r"(?:습니다|입니다|합니다|됩니다|니다|세요|어요|아요|해요|에요|예요)(?=\s)")
+_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)\.?[\"'”’)\]]*$")
+_MARKER = re.compile(r"^[ \t]*(?:(#{1,6})[ \t]+|>[ \t]*|(?:[-*+•·]|\d{1,3}[.)])[ \t]+)")
+_INLINE_MD = re.compile(r"\*\*|__|`|~~|(?<!\w)[*_](?=\w)|(?<=\w)[*_](?!\w)")
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+
+_SUBJECT_START = frozenset(["it", "they", "he", "she", "we", "this", "that", "these", "those", "there", "the", "a", "an", "its", "their", "his", "her", "our"])
+_AUX = frozenset(["is", "are", "was", "were", "be", "been", "has", "have", "had", "can", "could", "will", "would", "shall", "should", "may", "might", "must", "does", "did", "do", "cost", "costs", "include", "includes", "included", "offer", "offers", "offered", "provide", "provides", "provided", "require", "requires", "required", "support", "supports", "supported", "allow", "allows", "allowed", "contain", "contains", "became", "becomes", "remain", "remains", "remained", "use", "uses", "used", "lets", "let", "gives", "give", "gave", "takes", "take", "took", "makes", "make", "made"])
+_PRONOUN = frozenset(["it", "they", "he", "she", "this", "these", "its", "their"])
+_COORD = re.compile(r"(?:,\s+(?:and|but|while|whereas|so|yet)|;)\s+")
+_KO_COORD = re.compile(r"(?<=[\uac00-\ud7a3])(?:고|며|지만|으며|는데|으나|이며|이고),\s+")
+
+
+def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """Sentence boundaries inside ``text[start:end]``, trimmed of surrounding whitespace."""
+    end = len(text) if end is None else end
+    cuts = [start]
+    for rx in (_END, _KO_END):
+        for m in rx.finditer(text, start, end):
+            if rx is _END and not _ends_sentence(text, m.start(), m.end(), end):
+                continue
+            cuts.append(m.end())
+    cuts = sorted(set(cuts)) + [end]
+    spans = []
+    for a, b in pairwise(cuts):
+        a2, b2 = _trim(text, a, b)
+        if a2 < b2:
+            spans.append((a2, b2))
+    return spans
+
+
+def _ends_sentence(text: str, dot: int, after: int, limit: int) -> bool:
+    if text[dot] != ".":
+        return True
+    m = _WORD_BEFORE.search(text, max(0, dot - 24), dot + 1)  # bounded: long texts stay linear
+    word = m.group(1).lower().rstrip(".") if m else ""
+    nxt = text[after:limit].lstrip()[:1]
+    if word in _ABBREV_NEVER or (len(word) == 1 and word.isalpha()):
+        return False  # "Dr. Smith", "J. Doe", "U.S. law"
+    if "." in word and len(word) <= 6:
+        return False  # other dotted abbreviations
+    if nxt.islower() and nxt.isascii():
+        return False  # lower-case continuation: the period was not a full stop
+    return bool(nxt) or word not in _ABBREV_MAYBE_END
+
+
+def _trim(text: str, a: int, b: int) -> tuple[int, int]:
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    return a, b
+
+
+def _clean(fragment: str) -> str:
+    """Claim text from source text: markdown emphasis and links removed, whitespace collapsed."""
+    fragment = _LINK.sub(r"\1", fragment)
+    fragment = _INLINE_MD.sub("", fragment)
+    return " ".join(fragment.split())
+
+
+@dataclass
+class _Block:
+    start: int
+    end: int
+    heading: bool = False
+    bullet: bool = False
+    after_blank: bool = False
+
+
+def _blocks(text: str) -> list[_Block]:
+    """Paragraphs, list items and headings; wrapped lines continue the open block."""
+    blocks: list[_Block] = []
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        line_start, pos = pos, pos + len(line)
+        body = line.rstrip("\r\n")
+        if not body.strip() or set(body.strip()) <= set("-=*_|: "):
+            blocks.append(_Block(line_start, line_start))  # blank line or rule: closes the block
+            continue
+        m = _MARKER.match(body)
+        if m:
+            blocks.append(_Block(line_start + m.end(), line_start + len(body),
+                                 heading=bool(m.group(1)), bullet=not m.group(1)))
+        elif blocks and blocks[-1].end > blocks[-1].start and not blocks[-1].heading:
+            blocks[-1].end = line_start + len(body)  # continuation of a paragraph or item
+        else:
+            blocks.append(_Block(line_start, line_start + len(body)))
+    kept: list[_Block] = []
+    blank = False
+    for b in blocks:
+        if b.end > b.start:
+            b.after_blank = blank
+            kept.append(b)
+        blank = b.end == b.start
+    return kept
+
+
+def _clauses(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """Split a sentence at coordinations whose right side has its own subject and verb."""
+    bounds = [(a, a)]  # (end of the left part, start of the right part)
+    for rx in (_COORD, _KO_COORD):
+        for m in rx.finditer(text, a, b):
+            right = text[m.end():b].split()
+            left_words = len(text[bounds[-1][1]:m.start()].split())
+            ok = (len(right) >= 2 and left_words >= 2) if rx is _KO_COORD else \
+                (_is_clause(right, loose=m.group().startswith(";")) and left_words >= 3)
+            if ok and m.start() > bounds[-1][1]:
+                keep = len(m.group().rstrip(", \t\n")) if rx is _KO_COORD else 0  # keep 이고 on the left
+                bounds.append((m.start() + keep, m.end()))
+    bounds.sort()
+    out = []
+    starts = [r for _, r in bounds]
+    ends = [l for l, _ in bounds[1:]] + [b]
+    for x, y in zip(starts, ends):
+        x2, y2 = _trim(text, x, y)
+        while y2 > x2 and text[y2 - 1] in ",;":
+            y2 -= 1
+        if x2 < y2:
+            out.append((x2, y2))
+    return out
+
+
+def _is_clause(words: list[str], loose: bool = False) -> bool:
+    if len(words) < 3:
+        return False
+    first = words[0].lower()
+    if not loose and first not in _SUBJECT_START and not words[0][:1].isupper():
+        return False
+    return any(w.lower().strip(",.") in _AUX for w in words[1:7])
+
+
+def _subject(claim: str) -> str | None:
+    """The leading noun phrase of a simple sentence ("The Pro plan costs..." -> "The Pro plan")."""
+    words = claim.split()
+    for i, w in enumerate(words[:7]):
+        if w.lower() in _AUX:
+            subj = words[:i]
+            if 1 <= len(subj) <= 6 and not any(s.endswith(",") for s in subj) \
+                    and subj[0].lower() not in _PRONOUN and (subj[0][:1].isupper()):
+                return " ".join(subj)
+            return None
+    return None
+
+
+def _resolve(claim: str, subject: str | None) -> str:
+    """Replace a leading pronoun or "This <noun>" with ``subject`` when that is unambiguous."""
+    if not subject:
+        return claim
+    words = claim.split(" ", 2)
+    first = words[0].lower()
+    rest = claim[len(words[0]):]
+    if first in ("it", "they"):
+        return subject + rest
+    if first in ("its", "their"):
+        return subject + "'s" + rest
+    if first in ("he", "she") and all(w[:1].isupper() for w in subject.split()):
+        return subject + rest
+    if first in ("this", "these", "that") and len(words) > 1:
+        noun = words[1].lower().rstrip("s")
+        if subject.lower().rstrip("s").endswith(noun) and len(noun) > 2:
+            return subject + claim[len(words[0]) + 1 + len(words[1]):]
+    return claim
+
+
+_FILLER = frozenset(["yes", "yeah", "yep", "yup", "no", "nope", "nah", "sure", "ok", "okay", "oh", "wow", "well", "hi", "hello", "hey", "thanks", "thank", "you", "cool", "great", "nice", "really", "indeed", "right", "haha", "lol", "hmm", "um", "uh", "ah", "awesome", "interesting", "true", "exactly", "agreed", "i", "agree", "that's", "that", "is", "so", "amazing", "lovely", "good", "fun", "funny", "네", "예", "아니요", "아뇨", "음", "와", "오", "그래요", "맞아요", "좋아요", "감사합니다"])
+_DID_YOU_KNOW = re.compile(r"^(?:(?:so|and|but|well|oh),?\s+)?(?:did|do)\s+you\s+know\s+(?:that\s+)?",
+                           re.IGNORECASE)
+
+
+def _as_claim(c: ClaimSpan) -> ClaimSpan | None:
+    """None for what states nothing (a question, "Yes!", "Cool."); "Did you know that X?" is X."""
+    words = re.findall(r"[^\W_]+(?:'[^\W_]+)?", c.text.lower())
+    if all(w in _FILLER for w in words):
+        return None
+    if c.text.rstrip("\"'”’)] ").endswith(("?", "？")):
+        m = _DID_YOU_KNOW.match(c.text)
+        if not m:
+            return None
+        body = c.text[m.end():].rstrip().rstrip("?？").rstrip()
+        return ClaimSpan(body[:1].upper() + body[1:], c.start, c.end) if body else None
+    return c
+
+
+def extract_spans(text: str, question: str | None = None) -> list[ClaimSpan]:
+    """Claims of ``text`` with their source spans; see the module docstring for the rules.
+
+    >>> [c.text for c in extract_spans("The Pro plan costs $49.99. It includes SSO.")]
+    ['The Pro plan costs $49.99.', 'The Pro plan includes SSO.']
+    """
+    claims: list[ClaimSpan] = []
+    subject: str | None = None
+    lead_in: int | None = None  # index of a claim ending in ":" that introduces a list
+    prefix: str | None = None
+    for block in _blocks(text):
+        if block.heading:
+            if len(text[block.start:block.end].split()) > 3:
+                claims.append(ClaimSpan(_clean(text[block.start:block.end]), block.start, block.end))
+            subject = lead_in = prefix = None
+            continue
+        if block.after_blank and prefix is not None:
+            prefix = None  # a blank line after the items ends the list
+        if block.bullet and lead_in is not None:
+            prefix = claims.pop(lead_in).text  # "The plan includes:" becomes part of each item
+            lead_in = None
+        elif not block.bullet:
+            lead_in = prefix = None
+        for sa, sb in sentence_spans(text, block.start, block.end):
+            for ca, cb in _clauses(text, sa, sb):
+                claim = _resolve(_clean(text[ca:cb]), subject)
+                if prefix:
+                    claim = f"{prefix} {claim}"
+                claims.append(ClaimSpan(claim, ca, cb))
+                if ca == sa:
+                    subject = _subject(claim) or subject
+        if not block.bullet and claims and claims[-1].text.endswith(":") \
+                and claims[-1].start >= block.start:
+            lead_in = len(claims) - 1
+    kept = [c for c in (_as_claim(c) for c in claims) if c is not None]
+    if kept or not question:
+        claims = kept  # questions and bare interjections state nothing
+    if question and len(claims) == 1 and len(claims[0].text.split()) <= 8 \
+            and not any(w.lower() in _AUX for w in claims[0].text.split()):
+        # A bare answer ("Delhi") becomes checkable together with what it answers; the
+        # judge checks the part after "? " and uses the question as context only.
+        only = claims[0]
+        asked = " ".join(question.split()).rstrip(" ?.!\"'”’") + "?"
+        claims = [ClaimSpan(f"{asked} {only.text}", only.start, only.end)]
+    return claims

@@ -1,0 +1,237 @@
+"""Tokens for lexical entailment: normalised content words, quantities, negation, entities.
+
+English words are lower-cased and Snowball-stemmed; Hangul words lose their trailing
+particles and copula/verb endings (플랜은 / 플랜의 / 플랜을 -> 플랜), so both languages
+compare on stems. Numbers are parsed into values with the unit that follows or precedes
+them (``30-day`` -> 30 day, ``$49.99`` -> 49.99 usd, ``v2.3`` -> 2.3 version).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import snowballstemmer  # type: ignore[import-untyped]
+
+__all__ = [
+    "MONTHS",
+    "NEGATIONS",
+    "STOPWORDS",
+    "Quantity",
+    "Token",
+    "is_hangul",
+    "quantities",
+    "stem",
+    "tokenize",
+]
+
+_STEMMER = snowballstemmer.stemmer("english")
+
+# Word, version, number (with thousands separators and decimals), currency sign, percent.
+_TOKEN = re.compile(
+    r"(?P<ver>\bv\d+(?:\.\d+)+\b|\bv\d+\b)"
+    r"|(?P<ord>\d+(?:st|nd|rd|th)\b)"
+    r"|(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)*)"
+    r"|(?P<ko>[\uac00-\ud7a3]+)"
+    r"|(?P<word>[^\W\d_]+(?:['’][^\W\d_]+)*)"
+    r"|(?P<sym>[$€£¥₩%])",
+    re.UNICODE,
+)
+
+STOPWORDS = frozenset(["a", "an", "the", "and", "or", "but", "if", "then", "else", "of", "to", "in", "on", "at", "by", "for", "with", "from", "into", "onto", "about", "as", "than", "so", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "done", "doing", "have", "has", "had", "having", "will", "would", "shall", "should", "can", "could", "may", "might", "must", "it", "its", "it's", "they", "them", "their", "theirs", "this", "that", "these", "those", "there", "here", "he", "him", "his", "she", "her", "hers", "we", "us", "our", "ours", "you", "your", "yours", "i", "me", "my", "mine", "who", "whom", "whose", "which", "what", "when", "where", "why", "how", "also", "just", "only", "very", "too", "more", "most", "much", "many", "some", "any", "each", "every", "such", "own", "same", "other", "another", "both", "either", "neither", "all", "few", "s", "t", "not", "no", "nor", "up", "down", "out", "over", "under", "again", "further", "once", "during", "before", "after", "above", "below", "between", "through", "while", "because", "until", "against", "per", "via", "etc", "e", "g", "i", "ie", "eg", "one's", "said", "says", "say"])
+
+# Cues that flip a clause's polarity (English and Korean forms).
+NEGATIONS = frozenset(["not", "no", "never", "none", "nothing", "nobody", "neither", "nor", "cannot", "can't", "won't", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "weren't", "hasn't", "haven't", "hadn't", "shouldn't", "wouldn't", "couldn't", "mustn't", "without", "unable", "fail", "fails", "failed", "lack", "lacks", "lacked", "않", "않는", "않다", "않습니다", "않아요", "않은", "않고", "없", "없다", "없는", "없습니다", "없어요", "없이", "못", "못한", "안", "아니", "아닌", "아니다", "아닙니다"])
+
+_NUMBER_WORDS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+    "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000,
+    "dozen": 12, "twice": 2, "half": 0.5, "single": 1, "double": 2,
+}
+MONTHS = {m: i + 1 for i, m in enumerate(
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"])}
+MONTHS.update({m[:3]: v for m, v in list(MONTHS.items())})
+MONTHS.pop("may", None)  # "may" is usually the modal verb; only the long form counts when unambiguous
+
+# Units and their canonical names; plural and Korean forms map to the same name.
+_UNITS = {
+    "%": "percent", "percent": "percent", "percentage": "percent", "퍼센트": "percent",
+    "$": "usd", "dollar": "usd", "dollars": "usd", "usd": "usd", "달러": "usd",
+    "€": "eur", "euro": "eur", "euros": "eur", "eur": "eur", "£": "gbp", "pound": "gbp",
+    "pounds": "gbp", "¥": "jpy", "yen": "jpy", "₩": "krw", "won": "krw", "원": "krw",
+    "second": "second", "seconds": "second", "sec": "second", "초": "second",
+    "minute": "minute", "minutes": "minute", "min": "minute", "분": "minute",
+    "hour": "hour", "hours": "hour", "hr": "hour", "hrs": "hour", "시간": "hour",
+    "day": "day", "days": "day", "일": "day", "week": "week", "weeks": "week", "주": "week",
+    "month": "month", "months": "month", "개월": "month", "달": "month",
+    "year": "year", "years": "year", "yr": "year", "년": "year",
+    "gb": "gb", "mb": "mb", "kb": "kb", "tb": "tb", "kg": "kg", "g": "g", "mg": "mg",
+    "km": "km", "m": "m", "cm": "cm", "mm": "mm", "mile": "mile", "miles": "mile",
+    "user": "user", "users": "user", "seat": "seat", "seats": "seat", "명": "user",
+    "times": "times", "x": "times", "배": "times", "version": "version", "버전": "version",
+    "million": "million", "billion": "billion", "trillion": "trillion",
+}
+_CURRENCY_SIGNS = {"$", "€", "£", "¥", "₩"}
+
+# Hangul particles and endings, longest first, stripped from the end of an eojeol.
+_KO_SUFFIXES = sorted(["은", "는", "이", "가", "을", "를", "의", "에", "에서", "에게", "께", "께서", "한테", "으로", "로", "와", "과", "도", "만", "까지", "부터", "보다", "처럼", "이나", "나", "랑", "이랑", "으로는", "에서는", "에는", "로는", "과는", "와는", "이라", "이라는", "라는", "이며", "이고", "이다", "입니다", "이에요", "예요", "에요", "였다", "이었다", "합니다", "한다", "했다", "해요", "하고", "하며", "하는", "하여", "해서", "할", "한", "하다", "됩니다", "된다", "되는", "된", "되며", "되고", "됐다", "습니다", "니다", "있다", "있습니다", "있는", "있고", "있으며", "있어요", "적", "들", "들은", "들이", "들을", "들의"], key=len, reverse=True)
+
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+
+
+def is_hangul(text: str) -> bool:
+    return bool(_HANGUL.search(text))
+
+
+@lru_cache(maxsize=200_000)
+def stem(word: str) -> str:
+    """Normalised form of one word: lower-case English stem, or Hangul stem without particles."""
+    w = word.lower().replace("’", "'")
+    w = w.removesuffix("'s")
+    if is_hangul(w):
+        return _ko_stem(w)
+    return str(_STEMMER.stemWord(w.replace("'", "")))
+
+
+@lru_cache(maxsize=100_000)
+def _ko_stem(w: str) -> str:
+    for suf in _KO_SUFFIXES:
+        if len(w) > len(suf) and w.endswith(suf):
+            return w[: -len(suf)]
+    return w
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number with its unit (``""`` when none was found), e.g. 30 day, 49.99 usd, 2.3 version."""
+
+    value: float
+    unit: str
+    pos: int  # index of the token carrying the number
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+    norm: str        # stem, or canonical number string
+    kind: str        # "word" | "num" | "sym" ("ko" for Hangul words, which are words too)
+    capital: bool    # starts with an upper-case letter (not sentence-initial is decided later)
+    stop: bool
+    hangul: bool = False
+
+
+def _num_norm(value: float) -> str:
+    return str(int(value)) if value == int(value) else repr(value)
+
+
+def _parse_number(text: str) -> float | None:
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return None
+
+
+@lru_cache(maxsize=50_000)
+def tokenize(text: str) -> tuple[Token, ...]:
+    """All tokens of ``text`` in order (words, numbers, versions and unit symbols)."""
+    out: list[Token] = []
+    for m in _TOKEN.finditer(text):
+        t = m.group()
+        if m.group("ver"):
+            out.append(Token(t, "v" + t[1:].lower(), "num", False, False))
+        elif m.group("ord"):  # 9th, 21st: compared as words, not as quantities
+            out.append(Token(t, t.lower(), "word", False, False))
+        elif m.group("num"):
+            parts = t.split(".")
+            if len(parts) > 2:  # 1.2.3: a version-like string, compared as text
+                out.append(Token(t, t, "num", False, False))
+            else:
+                v = _parse_number(t)
+                out.append(Token(t, _num_norm(v) if v is not None else t, "num", False, False))
+        elif m.group("ko"):
+            out.append(Token(t, _ko_stem(t), "word", False, False, True))
+        elif m.group("word"):
+            low = t.lower()
+            out.append(Token(t, stem(t), "word", t[:1].isupper(), low in STOPWORDS or len(low) == 1))
+        else:
+            out.append(Token(t, t, "sym", False, True))
+    return tuple(out)
+
+
+def quantities(tokens: tuple[Token, ...]) -> list[Quantity]:
+    """Numbers with units: the next token's unit, else a preceding currency sign or month."""
+    found: list[Quantity] = []
+    for i, tok in enumerate(tokens):
+        value: float | None
+        if tok.kind == "num":
+            if tok.norm.startswith("v"):
+                found.append(Quantity(_version_value(tok.norm), "version", i))
+                continue
+            value = _parse_number(tok.text)
+        elif tok.kind == "word" and tok.text.lower() in _NUMBER_WORDS:
+            value = float(_NUMBER_WORDS[tok.text.lower()])
+        else:
+            continue
+        if value is None:
+            continue
+        unit = ""
+        nxt = _unit_key(tokens[i + 1]) if i + 1 < len(tokens) else ""
+        prev = tokens[i - 1].text.lower() if i > 0 else ""
+        after = i + 2  # first token after the unit, where a rate ("per month") may follow
+        if prev in _CURRENCY_SIGNS:
+            unit, after = _UNITS[prev], i + 1
+        elif nxt in _UNITS:
+            unit = _UNITS[nxt]
+        elif tok.kind == "num" and 1000 <= value <= 2100 and value == int(value) and "," not in tok.text:
+            unit = "year"
+        elif prev in MONTHS or nxt in MONTHS:
+            unit = "date"
+        elif prev in ("version", "v", "버전"):
+            unit = "version"
+        if not unit and i + 1 < len(tokens) and tokens[i + 1].kind == "word" \
+                and not tokens[i + 1].stop:
+            unit = "w:" + tokens[i + 1].norm  # "5 employees": the counted noun is the unit
+        if tok.kind == "word" and not unit:
+            continue  # "one" without a unit is usually a pronoun, not a quantity
+        rate = _rate(tokens, after, prev)
+        found.append(Quantity(value, f"{unit}/{rate}" if unit and rate else unit, i))
+    return found
+
+
+_PER = frozenset(["per", "a", "an", "each", "every"])
+_KO_RATE = {"월": "month", "매월": "month", "월간": "month", "연": "year", "매년": "year",
+            "연간": "year", "년간": "year", "주간": "week", "매주": "week", "일간": "day", "매일": "day"}
+_RATE_UNITS = frozenset(["second", "minute", "hour", "day", "week", "month", "year", "user", "seat"])
+_ADVERB_RATE = {"monthly": "month", "annually": "year", "yearly": "year", "weekly": "week",
+                "daily": "day", "hourly": "hour"}
+
+
+def _rate(tokens: tuple[Token, ...], j: int, prev: str) -> str:
+    """"$49 per month", "$49/month", "$49 monthly", "월 49달러" -> "month"."""
+    if j < len(tokens):
+        w = tokens[j].text.lower()
+        if w in _PER and j + 1 < len(tokens):
+            w = _unit_key(tokens[j + 1])
+        elif w in _ADVERB_RATE:
+            return _ADVERB_RATE[w]
+        else:
+            w = _unit_key(tokens[j])
+        if _UNITS.get(w) in _RATE_UNITS:
+            return _UNITS[w]
+    return _KO_RATE.get(prev, "")
+
+
+def _unit_key(tok: Token) -> str:
+    low = tok.text.lower()
+    return tok.norm if low not in _UNITS and tok.norm in _UNITS else low
+
+
+def _version_value(norm: str) -> float:
+    try:
+        return float(norm[1:]) if norm.count(".") <= 1 else float(norm[1:].split(".")[0])
+    except ValueError:
+        return -1.0

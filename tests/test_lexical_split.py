@@ -1,0 +1,115 @@
+"""Claim splitting of the lexical judge: English and Korean, spans, nothing dropped."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from noisegauge.judges.lexical import LexicalJudge, extract_spans
+
+
+def texts(text: str, question: str | None = None) -> list[str]:
+    return [c.text for c in extract_spans(text, question)]
+
+
+def test_sentences_without_final_period_are_claims() -> None:
+    assert texts("The plan costs $10. Refunds take 5 days") == [
+        "The plan costs $10.", "Refunds take 5 days"]
+    assert texts("no punctuation at all here") == ["no punctuation at all here"]
+
+
+def test_abbreviations_initials_and_decimals_do_not_split() -> None:
+    text = ("Dr. Smith of the U.S. Department of Energy, e.g. its v2.3 team, paid $49.99 "
+            "to J. R. Doe. He left.")
+    assert texts(text) == [
+        "Dr. Smith of the U.S. Department of Energy, e.g. its v2.3 team, paid $49.99 to J. R. Doe.",
+        "He left."]
+
+
+def test_markdown_headers_bullets_and_bold() -> None:
+    text = ("## Pricing\n"
+            "The **Pro plan** includes:\n"
+            "- SSO login\n"
+            "- audit logs\n"
+            "\n"
+            "1. Refunds are issued within 14 days\n"
+            "2. Support answers in [one day](https://example.com)\n")
+    assert texts(text) == [
+        "The Pro plan includes: SSO login",
+        "The Pro plan includes: audit logs",
+        "Refunds are issued within 14 days",
+        "Support answers in one day",
+    ]
+
+
+def test_coordinated_clauses_split_only_when_both_sides_are_clauses() -> None:
+    assert texts("The Pro plan costs $49 per month, and it includes SSO.") == [
+        "The Pro plan costs $49 per month", "The Pro plan includes SSO."]
+    # "A, B, and C" lists are one claim.
+    assert len(texts("The plan includes SSO, audit logs, and priority support.")) == 1
+
+
+def test_leading_pronoun_resolved_to_previous_subject() -> None:
+    assert texts("The Pro plan costs $49. It includes SSO. This plan has no seat limit.") == [
+        "The Pro plan costs $49.", "The Pro plan includes SSO.", "The Pro plan has no seat limit."]
+    # No clear subject: the pronoun stays.
+    assert texts("Yesterday we shipped. It works.")[1] == "It works."
+
+
+def test_korean_sentence_endings() -> None:
+    assert texts("Pro 플랜은 월 49달러입니다. 30일 전에 해지할 수 있습니다 환불은 불가능합니다") == [
+        "Pro 플랜은 월 49달러입니다.", "30일 전에 해지할 수 있습니다", "환불은 불가능합니다"]
+    assert texts("Pro 플랜은 월 49달러이고, 30일 전에 해지할 수 있습니다.") == [
+        "Pro 플랜은 월 49달러이고", "30일 전에 해지할 수 있습니다."]
+    assert texts("요금제는 두 가지예요 무료와 유료가 있어요") == ["요금제는 두 가지예요", "무료와 유료가 있어요"]
+
+
+def test_questions_and_interjections_are_not_claims() -> None:
+    assert texts("Sure! Elvis was born in Tupelo. Have you heard Hound Dog? Cool.") == [
+        "Elvis was born in Tupelo."]
+    assert texts("Did you know that Jupiter has radio storms? Wow!") == ["Jupiter has radio storms"]
+    assert texts("네 좋아요. 환불은 불가능합니다.") == ["환불은 불가능합니다."]
+
+
+def test_bare_answer_becomes_question_answer_claim() -> None:
+    assert texts("Delhi", "Where is the head office?") == ["Where is the head office? Delhi"]
+    # A full sentence stands on its own.
+    assert texts("The head office is in Delhi.", "Where is the head office?") == [
+        "The head office is in Delhi."]
+
+
+def test_spans_map_back_to_the_source() -> None:
+    text = "# Plans\n- **Pro**: $49.99/month.\n- Enterprise: custom pricing\n\nIt is new. 환불은 불가능합니다."
+    for c in extract_spans(text):
+        source = text[c.start:c.end]
+        assert source == source.strip()
+        assert re.sub(r"[*_`]", "", source) in c.text
+
+
+_WORDS = st.sampled_from(
+    ["the", "plan", "costs", "$49.99", "v2.3", "Dr.", "U.S.", "e.g.", "and", "it", "includes", "SSO", "30-day", "notice", "플랜은", "월", "49달러입니다", "해지할", "수", "있습니다", "refunds", "are", "not", "available", "Pro", "Enterprise", "1,000", "users"])
+_SEP = st.sampled_from([" ", " ", " ", ". ", "! ", ", and ", "; ", "\n", "\n- ", "\n\n", "다. "])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_WORDS, _SEP), min_size=1, max_size=30))
+def test_no_text_is_dropped(parts: list[tuple[str, str]]) -> None:
+    text = "".join(w + s for w, s in parts)
+    covered = [False] * len(text)
+    for c in extract_spans(text):
+        for i in range(c.start, c.end):
+            covered[i] = True
+    # Every word character is inside some claim's span (no headings, lead-ins, questions or
+    # interjection-only sentences can be generated here).
+    for m in re.finditer(r",\s+(?:and|but|while|whereas|so|yet)\s", text):
+        covered[m.start():m.end()] = [True] * (m.end() - m.start())  # a split clause's connective
+    lost = [text[i] for i in range(len(text)) if text[i].isalnum() and not covered[i]]
+    assert not lost, (text, lost)
+
+
+def test_extract_is_the_async_face_of_extract_spans() -> None:
+    text = "The Pro plan costs $49. It includes SSO."
+    assert asyncio.run(LexicalJudge().extract(text)) == texts(text)

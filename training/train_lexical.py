@@ -1,0 +1,222 @@
+"""Train the lexical judge's combiner and report in-source and cross-source accuracy.
+
+    python training/train_lexical.py [--data ../shared/data] [--train wice,begin,halueval]
+                                     [--write]   # write src/noisegauge/judges/lexical/weights.json
+
+Every item (see bench/judge_accuracy.py) becomes one feature vector: for a claim with
+several chunks, the chunk the judge would pick (no hard mismatch, best window coverage).
+Sources: wice, begin (cmu, tc, wow), halueval (one- and multi-turn, deduplicated). The
+model is class- and source-balanced gradient boosting (shallow trees, exported to JSON); its
+decision threshold is chosen on the training data only and stored with the weights.
+Needs the dev extra (scikit-learn); inference reads the JSON in pure Python.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sklearn.ensemble import GradientBoostingClassifier
+from sklearn.model_selection import StratifiedKFold
+
+ROOT = Path(__file__).resolve().parents[1]
+WEIGHTS = ROOT / "src" / "noisegauge" / "judges" / "lexical" / "weights.json"
+
+_spec = importlib.util.spec_from_file_location("judge_accuracy", ROOT / "bench" / "judge_accuracy.py")
+assert _spec and _spec.loader
+bench: Any = importlib.util.module_from_spec(_spec)
+sys.modules["judge_accuracy"] = bench
+_spec.loader.exec_module(bench)
+
+from noisegauge.judges.lexical.features import FEATURES, analyse, pair_features
+from noisegauge.judges.lexical.judge import answer_part
+from noisegauge.judges.lexical.split import extract_spans
+
+SOURCE_OF = {"wice": "wice", "wice_doc": "wice", "begin_cmu": "begin", "begin_tc": "begin",
+             "begin_wow": "begin",
+             "halueval": "halueval"}
+
+
+def item_features(item: Any) -> tuple[list[float], bool]:
+    """Features of the judge's chosen (premise, claim) pair, and whether a hard cue fired.
+
+    With several claims (extracted answers) the weakest claim stands for the item."""
+    claims = [c.text for c in extract_spans(item.text, item.question)] or [item.text]
+    worst: tuple[tuple[float, float], list[float], bool] | None = None
+    for claim in claims:
+        cl = analyse(answer_part(claim))
+        best: tuple[tuple[float, float], list[float], bool] | None = None
+        for premise in item.premises:
+            feats, cues = pair_features(analyse(premise), cl)
+            key = (0.0 if cues.mismatch else 1.0, feats[FEATURES.index("cov_win")])
+            if best is None or key > best[0]:
+                best = (key, feats, cues.mismatch)
+        assert best is not None
+        if worst is None or best[0] < worst[0]:
+            worst = best
+    assert worst is not None
+    return worst[1], worst[2]
+
+
+def build(data: Path) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """set name -> (X, y, mismatch)."""
+    out = {}
+    seen: set[tuple[str, str, bool]] = set()
+    loaded = bench.load_sets(data)
+    # One- and multi-turn HaluEval share knowledge and right answers: one set, deduplicated.
+    loaded["halueval"] = loaded.pop("halueval_one") + loaded.pop("halueval_multi")
+    for name, items in loaded.items():
+        xs, ys, ms = [], [], []
+        for it in items:
+            if SOURCE_OF[name] == "halueval":
+                key = (it.premises[0], it.text, it.label)
+                if key in seen:
+                    continue
+                seen.add(key)
+            f, m = item_features(it)
+            xs.append(f)
+            ys.append(it.label)
+            ms.append(m)
+        out[name] = (np.array(xs, float), np.array(ys, bool), np.array(ms, bool))
+    return out
+
+
+def weights_for(y: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Each source weighs the same, and within it each class weighs the same."""
+    w = np.zeros(len(y))
+    sources = np.unique(groups)
+    for g in sources:
+        for c in (True, False):
+            sel = (groups == g) & (y == c)
+            if sel.any():
+                w[sel] = 1.0 / (2 * len(sources) * sel.sum())
+    return w * len(y)
+
+
+def fit(X: np.ndarray, y: np.ndarray, groups: np.ndarray, m: np.ndarray) -> dict[str, Any]:
+    """Boosted shallow trees, and a threshold chosen on the training data only."""
+    clf = GradientBoostingClassifier(n_estimators=120, max_depth=3, learning_rate=0.06,
+                                     subsample=0.8, min_samples_leaf=10, random_state=0)
+    clf.fit(X, y, sample_weight=weights_for(y, groups))
+    trees = []
+    for est in clf.estimators_[:, 0]:
+        t = est.tree_
+        trees.append({"feature": [int(f) if f >= 0 else 0 for f in t.feature],
+                      "threshold": [round(float(v), 6) for v in t.threshold],
+                      "left": [int(v) for v in t.children_left],
+                      "right": [int(v) for v in t.children_right],
+                      "value": [round(float(v), 6) for v in t.value[:, 0, 0]]})
+    # The constant term: decision function minus the trees' contribution, at any point.
+    x0 = X[:1]
+    tree_sum = sum(est.predict(x0)[0] for est in clf.estimators_[:, 0])
+    init = float(clf.decision_function(x0)[0] - clf.learning_rate * tree_sum)
+    model: dict[str, Any] = {"features": list(FEATURES), "init": init,
+                             "learning_rate": clf.learning_rate, "trees": trees, "threshold": 0.5}
+    p = probabilities(model, X)
+    best_t, best_s = 0.5, -1.0
+    for t in np.linspace(0.2, 0.8, 61):
+        s = np.mean([bal_acc(y[groups == g], (p >= t)[groups == g] & ~m[groups == g])
+                     for g in np.unique(groups)])
+        if s > best_s:
+            best_t, best_s = float(t), float(s)
+    model["threshold"] = round(best_t, 3)
+    return model
+
+
+def probabilities(model: dict[str, Any], X: np.ndarray) -> np.ndarray:
+    """The same arithmetic as the package's pure-Python ``Combiner``, vectorised."""
+    z = np.full(len(X), model["init"])
+    rows = np.arange(len(X))
+    for t in model["trees"]:
+        left, right = np.array(t["left"]), np.array(t["right"])
+        feat, thr, val = np.array(t["feature"]), np.array(t["threshold"]), np.array(t["value"])
+        node = np.zeros(len(X), int)
+        while (left[node] != -1).any():
+            inner = left[node] != -1
+            go_left = X[rows, feat[node]] <= thr[node]
+            node = np.where(inner, np.where(go_left, left[node], right[node]), node)
+        z += model["learning_rate"] * val[node]
+    return 1 / (1 + np.exp(-z))
+
+
+def predict(model: dict[str, Any], X: np.ndarray, m: np.ndarray) -> np.ndarray:
+    return (probabilities(model, X) >= model["threshold"]) & ~m
+
+
+def bal_acc(y: np.ndarray, pred: np.ndarray) -> float:
+    tpr = (pred & y).sum() / max(1, y.sum())
+    tnr = (~pred & ~y).sum() / max(1, (~y).sum())
+    return float((tpr + tnr) / 2)
+
+
+Sets = dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+
+def stack(sets: Sets, names: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """X, y, groups (source names) and mismatch flags of the named sets, stacked."""
+    X = np.vstack([sets[n][0] for n in names])
+    y = np.concatenate([sets[n][1] for n in names])
+    m = np.concatenate([sets[n][2] for n in names])
+    g = np.concatenate([[SOURCE_OF[n]] * len(sets[n][1]) for n in names])
+    return X, y, g, m
+
+
+def report(sets: Sets, train: list[str]) -> None:
+    """Balanced accuracy per set: in-source 5-fold CV; trained on the other sources only;
+    pooled 5-fold CV (trained on the other folds of every source, like the shipped model);
+    and the shipped model itself (in-sample)."""
+    names = list(sets)
+    used = [n for n in names if SOURCE_OF[n] in train]
+    folds = {n: list(StratifiedKFold(5, shuffle=True, random_state=0).split(*sets[n][:2]))
+             for n in names}
+    pooled = {n: np.zeros(len(sets[n][1]), bool) for n in names}
+    for k in range(5):
+        part: Sets = {n: (sets[n][0][folds[n][k][0]], sets[n][1][folds[n][k][0]],
+                          sets[n][2][folds[n][k][0]]) for n in used}
+        model = fit(*stack(part, used))
+        for n in names:
+            te = folds[n][k][1]
+            pooled[n][te] = predict(model, sets[n][0][te], sets[n][2][te])
+    shipped = fit(*stack(sets, used))
+    print(f"{'set':<12}{'in-source CV':>14}{'other sources':>15}{'pooled CV':>11}{'shipped':>9}")
+    for name in names:
+        X, y, m = sets[name]
+        pred = np.zeros(len(y), bool)
+        for tr, te in folds[name]:
+            pred[te] = predict(fit(X[tr], y[tr], np.array(["s"] * len(tr)), m[tr]), X[te], m[te])
+        others = [n for n in names if SOURCE_OF[n] != SOURCE_OF[name] and SOURCE_OF[n] in train]
+        cross = bal_acc(y, predict(fit(*stack(sets, others)), X, m)) if others else float("nan")
+        print(f"{name:<12}{bal_acc(y, pred):>14.3f}{cross:>15.3f}"
+              f"{bal_acc(y, pooled[name]):>11.3f}{bal_acc(y, predict(shipped, X, m)):>9.3f}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=bench.DEFAULT_DATA)
+    ap.add_argument("--train", default="wice,begin,halueval", help="sources the shipped model uses")
+    ap.add_argument("--write", action="store_true", help="write the shipped weights JSON")
+    ap.add_argument("--no-report", action="store_true", help="skip the cross-validation table")
+    args = ap.parse_args()
+    train = args.train.split(",")
+    sets = build(args.data)
+    if not args.no_report:
+        report(sets, train)
+    model = fit(*stack(sets, [n for n in sets if SOURCE_OF[n] in train]))
+    body = json.dumps(model, sort_keys=True)
+    model = {"version": "gbt-" + hashlib.sha256(body.encode()).hexdigest()[:10],
+             "trained_on": train, **model}
+    print(f"{len(model['trees'])} trees, threshold {model['threshold']}")
+    if args.write:
+        WEIGHTS.write_text(json.dumps(model, separators=(",", ":")) + "\n", encoding="utf-8")
+        print(f"wrote {WEIGHTS.relative_to(ROOT)} ({model['version']})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
