@@ -24,7 +24,7 @@ _SPAN = re.compile(
     r"|(?P<date>\b(?:" + "|".join(_MONTHS) + r")\s+\d{1,2}\b|\b\d{4}-\d{2}-\d{2}\b)"
     r"|(?P<money>\$\d[\d,]*(?:\.\d+)?)"
     r"|(?P<percent>\d+(?:\.\d+)?\s?%)"
-    r"|(?P<year>(?<![\d.,])(?:19|20)\d{2}(?![\d.,%]))"
+    r"|(?P<year>(?<![\d.,])(?:19|20)\d{2}(?![\d%]|[.,]\d))"
     r"|(?P<number>(?<![\w.])\d[\d,]*(?:\.\d+)?)"  # not inside a word or SKU; "14일" still counts
 )
 #: A capitalised name right before "plan"/"플랜" (one lower-case word may sit between).
