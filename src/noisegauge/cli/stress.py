@@ -113,6 +113,23 @@ def _guarded(call: Callable[[], Any]) -> Any:
         _fail(f"a required module is not available: {exc}")
 
 
+def _with_progress(call: Callable[[Callable[[str, int, int], None]], Any]) -> Any:
+    """Run ``call(progress_callback)`` under a transient progress bar on stderr."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    bar = Progress("{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   console=Console(stderr=True), transient=True)
+    tasks: dict[str, Any] = {}
+
+    def update(phase: str, done: int, total: int) -> None:
+        if phase not in tasks:
+            tasks[phase] = bar.add_task(phase, total=total)
+        bar.update(tasks[phase], completed=done, total=total)
+
+    with bar:
+        return _guarded(lambda: call(update))
+
+
 def _fmt(point: dict[str, Any]) -> str:
     if point["mean"] is None:
         return "undefined"
@@ -121,17 +138,16 @@ def _fmt(point: dict[str, Any]) -> str:
 
 
 def _print_curve(console: Console, curve: dict[str, Any], title: str) -> None:
+    """Metrics as rows, noise levels as columns: mean and 95% interval per cell."""
     table = Table(title=title, title_justify="left")
-    table.add_column("distractors", justify="right")
+    table.add_column("distractors →")
+    for level in curve["levels"]:
+        table.add_column(str(level), justify="right")
     for name in _KEY:
-        table.add_column(_SHORT[name], justify="right", no_wrap=True)
-    table.add_column("n", justify="right")
-    table.add_column("undef/err", justify="right")
-    for k, level in enumerate(curve["levels"]):
-        points = [curve["metrics"][name][k] for name in _KEY]
-        ns = curve["metrics"]["noise_sensitivity_relevant"][k]
-        table.add_row(str(level), *(_fmt(p) for p in points), str(ns["n"]),
-                      f"{ns['undefined']}/{ns['errors']}")
+        table.add_row(_SHORT[name], *(_fmt(p) for p in curve["metrics"][name]))
+    counts = curve["metrics"]["noise_sensitivity_relevant"]
+    table.add_row("n (undef/err)", *(f"{p['n']} ({p['undefined']}/{p['errors']})" for p in counts),
+                  style="dim")
     console.print(table)
 
 
@@ -151,7 +167,8 @@ def stress(golden: str, pipeline: str, out_dir: str, **opts: Any) -> None:
 
     out = Path(out_dir)
     console = Console()
-    report = _guarded(lambda: run_stress(golden, pipeline=pipeline, **_run_kwargs(opts, out)))
+    kwargs = _run_kwargs(opts, out)
+    report = _with_progress(lambda cb: run_stress(golden, pipeline=pipeline, progress=cb, **kwargs))
     written = report.write(out)
     _print_curve(console, report.curve(), f"{pipeline} vs injected noise (judge {opts['judge']}, "
                                           f"strategy {opts['strategy']}, position {opts['position']})")
@@ -192,8 +209,8 @@ def compare(inputs: tuple[str, ...], pipelines: tuple[str, ...], alpha: float,
         if out_dir is None:
             _fail("--out is required when running the two pipelines")
         kwargs = _run_kwargs(opts, Path(out_dir))
-        result = _guarded(lambda: run_compare(inputs[0], pipelines=list(pipelines), alpha=alpha,
-                                              **kwargs))
+        result = _with_progress(lambda cb: run_compare(
+            inputs[0], pipelines=list(pipelines), alpha=alpha, progress=cb, **kwargs))
     else:
         _fail("INPUTS must be one golden file, or two stress output directories")
     table = Table(title=f"B = {result.b}  minus  A = {result.a}  (all noisy levels pooled, "
