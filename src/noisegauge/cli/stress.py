@@ -176,6 +176,9 @@ def stress(golden: str, pipeline: str, out_dir: str, **opts: Any) -> None:
     console.print(f"{cfg['samples']} answers ({cfg['cached_generations']} from cache, "
                   f"{cfg['generation_errors']} failed); {len(report.flips())} question(s) flipped "
                   "from correct to wrong under noise (flips.jsonl).")
+    if 0 not in report.levels:
+        console.print("[yellow]note:[/] no level 0 in --levels, so no clean baseline: flips.jsonl "
+                      "is empty.")
     if cfg["shortfalls"]:
         console.print(f"[yellow]note:[/] {len(cfg['shortfalls'])} sample(s) got fewer distractors "
                       "than their level asked for (source ran out); see run.json.")

@@ -12,7 +12,7 @@ import random
 import re
 from collections.abc import Sequence
 
-from .distractors import Chunk, _excluding, relevant_chunks
+from .distractors import Chunk, without_relevant, relevant_chunks
 from .golden import GoldenItem, PoolChunk
 
 __all__ = ["Counterfactuals", "find_spans", "swap_value"]
@@ -130,5 +130,5 @@ class Counterfactuals:
             out.append(Chunk(text, "counterfactual", "counterfactual", f"{chunk.id}~cf{len(out)}",
                              {"of": j, "of_id": chunk.id,
                               "swap": {"type": kind, "from": span, "to": new}}))
-            out = _excluding(item, out)
+            out = without_relevant(item, out)
         return out

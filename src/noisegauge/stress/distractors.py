@@ -24,7 +24,7 @@ from .golden import GoldenItem, PoolChunk
 
 __all__ = ["Chunk", "DistractorSource", "PoolDistractors", "OtherQuestions", "HardNegatives",
            "STRATEGIES", "POSITIONS", "Position", "build_sources", "draw_mixed", "place",
-           "relevant_chunks", "normalize"]
+           "relevant_chunks", "normalize", "without_relevant"]
 
 Kind = Literal["relevant", "distractor", "counterfactual"]
 Position = Literal["first", "last", "random", "interleaved"]
@@ -74,7 +74,7 @@ class DistractorSource(Protocol):
     def draw(self, item: GoldenItem, k: int, rng: random.Random) -> list[Chunk]: ...
 
 
-def _excluding(item: GoldenItem, candidates: Sequence[Chunk]) -> list[Chunk]:
+def without_relevant(item: GoldenItem, candidates: Sequence[Chunk]) -> list[Chunk]:
     own = {normalize(t) for t in item.relevant}
     seen: set[str] = set()
     out = []
@@ -95,7 +95,7 @@ class PoolDistractors:
         self._chunks = [Chunk(p.text, "distractor", "pool", p.id, dict(p.metadata)) for p in pool]
 
     def draw(self, item: GoldenItem, k: int, rng: random.Random) -> list[Chunk]:
-        candidates = _excluding(item, self._chunks)
+        candidates = without_relevant(item, self._chunks)
         return rng.sample(candidates, min(k, len(candidates)))
 
 
@@ -114,7 +114,7 @@ class OtherQuestions:
         self._chunks = _other_chunks(items)
 
     def draw(self, item: GoldenItem, k: int, rng: random.Random) -> list[Chunk]:
-        candidates = _excluding(item, [c for owner, c in self._chunks if owner != item.id])
+        candidates = without_relevant(item, [c for owner, c in self._chunks if owner != item.id])
         return rng.sample(candidates, min(k, len(candidates)))
 
 
@@ -131,9 +131,10 @@ class HardNegatives:
                  scorer: Scorer | None = None) -> None:
         self._chunks = [Chunk(p.text, "distractor", "hard", p.id, {**p.metadata, "from": "pool"})
                         for p in pool]
+        others = _other_chunks(items)
         self._chunks += [Chunk(c.text, "distractor", "hard", c.id, {**c.meta, "from": "others"})
-                         for owner, c in _other_chunks(items)]
-        self._owner = [None] * len(pool) + [owner for owner, _ in _other_chunks(items)]
+                         for _, c in others]
+        self._owner = [None] * len(pool) + [owner for owner, _ in others]
         self._scorer = scorer or _tfidf_scorer([c.text for c in self._chunks])
 
     def draw(self, item: GoldenItem, k: int, rng: random.Random) -> list[Chunk]:
@@ -143,7 +144,7 @@ class HardNegatives:
         chosen = [Chunk(self._chunks[keep[r]].text, "distractor", "hard", self._chunks[keep[r]].id,
                         {**self._chunks[keep[r]].meta, "similarity": round(float(scores[r]), 4)})
                   for r in ranked]
-        return _excluding(item, chosen)[:k]
+        return without_relevant(item, chosen)[:k]
 
 
 def _tfidf_scorer(corpus: Sequence[str]) -> Scorer:
