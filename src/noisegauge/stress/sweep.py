@@ -25,7 +25,7 @@ from ..samples import Sample
 from ..scoring.metrics import ascore_sample
 from ..scoring.results import SampleResult, error_result
 from .distractors import POSITIONS, Chunk, Scorer, build_sources, draw_mixed, place, relevant_chunks
-from .generation import GenerationCache, Generator
+from .generation import Generation, GenerationCache, Generator
 from .golden import GoldenItem, PoolChunk, load_golden, load_pool
 from .pipelines import Pipeline, get_pipeline
 from .report import StressReport, StressRow
@@ -94,8 +94,19 @@ async def score_samples(samples: Sequence[Sample], judge: Judge, *, concurrency:
     return list(await asyncio.gather(*(one(i, s) for i, s in enumerate(samples))))
 
 
-def _as_items(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]]) -> list[GoldenItem]:
-    return load_golden(golden)
+async def _generate_all(generator: Generator, cases: Sequence[NoisyCase],
+                        progress: Progress | None) -> list[Generation]:
+    done = 0
+
+    async def one(case: NoisyCase) -> Generation:
+        nonlocal done
+        g = await generator.generate(case.item.question, [c.text for c in case.chunks])
+        done += 1
+        if progress:
+            progress("generating", done, len(cases))
+        return g
+
+    return list(await asyncio.gather(*(one(c) for c in cases)))
 
 
 async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]], *,
@@ -113,8 +124,11 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
 
     ``strategy``: one of ``pool``, ``others``, ``hard``, ``counterfactual`` or a list of them
     (mixed round-robin); ``position``: ``first``, ``last``, ``random`` or ``interleaved``.
+    ``cache``: a SQLite path (or ``GenerationCache``) for generations; ``progress(phase, done,
+    total)`` is called as answers are generated and scored. Everything is validated (golden
+    rows, strategies, judge and pipeline specs) before the first generation.
     """
-    items = _as_items(golden)
+    items = load_golden(golden)
     strategies = [s.strip() for s in strategy.split(",")] if isinstance(strategy, str) else list(strategy)
     pool_chunks = load_pool(pool) if pool is not None else None
     cases = plan_cases(items, levels=levels, strategies=strategies, position=position,
@@ -123,26 +137,15 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
     pipe = get_pipeline(pipeline, **dict(pipeline_options or {}))
     if not getattr(pipe, "cacheable", True):
         cache = None  # e.g. the extractive baseline: recomputing beats a disk lookup
-    own_cache = isinstance(cache, (str, Path))
     gen_cache = GenerationCache(cache) if isinstance(cache, (str, Path)) else cache
     generator = Generator(pipe, concurrency=concurrency, retries=retries, cache=gen_cache)
     started = time.time()
     try:
-        done = 0
-
-        async def gen(case: NoisyCase) -> Any:
-            nonlocal done
-            g = await generator.generate(case.item.question, [c.text for c in case.chunks])
-            done += 1
-            if progress:
-                progress("generating", done, len(cases))
-            return g
-
-        generations = await asyncio.gather(*(gen(c) for c in cases))
+        generations = await _generate_all(generator, cases, progress)
     finally:
         await generator.aclose()
-        if own_cache and gen_cache is not None:
-            gen_cache.close()
+        if isinstance(cache, (str, Path)) and gen_cache is not None:
+            gen_cache.close()  # only the cache opened here; a caller's stays open
     samples = [_sample(c, g.answer or "") for c, g in zip(cases, generations)]
     to_score = [i for i, g in enumerate(generations) if g.answer is not None]
     scored = await score_samples([samples[i] for i in to_score], resolved_judge,
@@ -154,6 +157,8 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
                                                 id=samples[i].id)
         rows.append(StressRow(case.item.id, case.item.question, case.item.reference, case.level,
                               case.repeat, case.chunks, g.answer, result, g.error, g.cached))
+    shortfalls = [{"id": c.item.id, "level": c.level, "repeat": c.repeat, "injected": n}
+                  for c in cases if (n := sum(ch.kind != "relevant" for ch in c.chunks)) < c.level]
     config = {
         "pipeline": pipeline if isinstance(pipeline, str) else generator.identity.get("pipeline"),
         "pipeline_identity": generator.identity, "judge": judge if isinstance(judge, str) else None,
@@ -163,10 +168,7 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
         "items": len(items), "samples": len(cases),
         "generation_errors": sum(g.error is not None for g in generations),
         "cached_generations": sum(g.cached for g in generations),
-        "shortfalls": [{"id": c.item.id, "level": c.level, "repeat": c.repeat,
-                        "injected": sum(ch.kind != "relevant" for ch in c.chunks)}
-                       for c in cases if sum(ch.kind != "relevant" for ch in c.chunks) < c.level],
-        "seconds": round(time.time() - started, 3),
+        "shortfalls": shortfalls, "seconds": round(time.time() - started, 3),
     }
     return StressReport(tuple(sorted(set(levels))), tuple(rows), config)
 
