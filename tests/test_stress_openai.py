@@ -55,7 +55,9 @@ class FakeChat(BaseHTTPRequestHandler):
 
 
 @pytest.fixture()
-def chat_server() -> Iterator[str]:
+def chat_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")  # a CI proxy must not intercept
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
     FakeChat.requests = []
     server = ThreadingHTTPServer(("127.0.0.1", 0), FakeChat)
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -183,7 +183,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @pytest.fixture()
-def rag_service() -> Iterator[str]:
+def rag_service(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")  # a CI proxy must not intercept
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
     _Handler.fail_first = 0
     _Handler.bodies = []
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
