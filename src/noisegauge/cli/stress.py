@@ -1,0 +1,238 @@
+"""``noisegauge stress`` and ``noisegauge compare``: thin adapters over ``noisegauge.stress``."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from ..errors import MissingDependency, NoiseGaugeError
+
+__all__ = ["stress", "compare"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+_KEY = ("noise_sensitivity_relevant", "noise_sensitivity_irrelevant", "hallucination",
+        "precision", "faithfulness")
+_SHORT = {"noise_sensitivity_relevant": "NS rel", "noise_sensitivity_irrelevant": "NS irr",
+          "hallucination": "halluc", "precision": "precision", "faithfulness": "faithful"}
+
+
+def _fail(message: str) -> NoReturn:
+    click.echo(f"Error: {message}", err=True)
+    sys.exit(2)
+
+
+def _levels(_ctx: click.Context, _param: click.Parameter, value: str) -> list[int]:
+    try:
+        levels = [int(x) for x in value.split(",") if x.strip()]
+    except ValueError:
+        raise click.BadParameter("expected comma-separated integers, e.g. 0,1,2,4") from None
+    if not levels or min(levels) < 0:
+        raise click.BadParameter("expected non-negative integers, e.g. 0,1,2,4")
+    return levels
+
+
+def _sweep_options(f: F) -> F:
+    """Options shared by ``stress`` and ``compare`` (noise, pipeline, judge, running)."""
+    options = [
+        click.option("--levels", default="0,1,2,4", show_default=True, callback=_levels,
+                     help="Distractor chunks injected per question, comma-separated."),
+        click.option("--strategy", default="others", show_default=True,
+                     help="pool, others, hard, counterfactual; comma-separated to mix."),
+        click.option("--position", type=click.Choice(["first", "last", "random", "interleaved"]),
+                     default="random", show_default=True, help="Where distractors go."),
+        click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True,
+                     help="Independent draws per question and noisy level."),
+        click.option("--seed", type=int, default=0, show_default=True),
+        click.option("--pool", type=click.Path(exists=True, dir_okay=False),
+                     help="Distractor pool (JSONL/JSON/CSV rows with text, or .txt lines)."),
+        click.option("--judge", default="lexical", show_default=True,
+                     help="Judge spec: lexical, fake, openai:MODEL, nli:PATH."),
+        click.option("--judge-base-url", help="Base URL of an OpenAI-compatible judge."),
+        click.option("--judge-api-key", help="API key of the judge (else OPENAI_API_KEY)."),
+        click.option("--base-url", help="openai: pipeline base URL (else OPENAI_BASE_URL)."),
+        click.option("--api-key", help="openai: pipeline API key (else OPENAI_API_KEY)."),
+        click.option("--prompt", help="openai: pipeline prompt: 'default', 'strict', a file, "
+                                      "or a template with {question} and {contexts}."),
+        click.option("--temperature", type=float, help="openai: pipeline temperature (0)."),
+        click.option("--request-template", help="HTTP pipeline: JSON body with \"{question}\" "
+                                                "and \"{contexts}\" placeholders."),
+        click.option("--answer-path", help="HTTP pipeline: dotted JSON path of the answer "
+                                           "(default 'answer')."),
+        click.option("--header", "headers", multiple=True, help="HTTP pipeline: 'Name: value'."),
+        click.option("--timeout", type=float, help="Seconds per pipeline call (60)."),
+        click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True,
+                     help="Pipeline calls in flight."),
+        click.option("--judge-concurrency", type=click.IntRange(min=1), default=8,
+                     show_default=True, help="Samples being judged at once."),
+        click.option("--retries", type=click.IntRange(min=0), default=2, show_default=True,
+                     help="Retries of transient pipeline failures."),
+        click.option("--cache", "cache_path", type=click.Path(dir_okay=False),
+                     help="Generation cache (SQLite). Default: OUT/generations.sqlite."),
+        click.option("--no-cache", is_flag=True, help="Do not cache generations."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def _run_kwargs(opts: dict[str, Any], out: Path) -> dict[str, Any]:
+    headers = {}
+    for h in opts["headers"]:
+        name, sep, value = h.partition(":")
+        if not sep:
+            _fail(f"--header {h!r}: expected 'Name: value'")
+        headers[name.strip()] = value.strip()
+    pipeline_options = {"base_url": opts["base_url"], "api_key": opts["api_key"],
+                        "prompt": opts["prompt"], "temperature": opts["temperature"],
+                        "request_template": opts["request_template"],
+                        "answer_path": opts["answer_path"], "headers": headers or None,
+                        "timeout": opts["timeout"]}
+    judge_options = {k: v for k, v in (("base_url", opts["judge_base_url"]),
+                                       ("api_key", opts["judge_api_key"])) if v}
+    cache = None if opts["no_cache"] else Path(opts["cache_path"] or out / "generations.sqlite")
+    return dict(levels=opts["levels"], judge=opts["judge"], strategy=opts["strategy"],
+                position=opts["position"], repeats=opts["repeats"], seed=opts["seed"],
+                pool=opts["pool"], concurrency=opts["concurrency"],
+                judge_concurrency=opts["judge_concurrency"], retries=opts["retries"],
+                cache=cache, pipeline_options=pipeline_options, judge_options=judge_options)
+
+
+def _guarded(call: Callable[[], Any]) -> Any:
+    """Turn the errors a user can fix into exit code 2 with one clear line."""
+    try:
+        return call()
+    except (NoiseGaugeError, MissingDependency) as exc:
+        _fail(str(exc))
+    except ImportError as exc:  # e.g. a judge module not present in this install
+        _fail(f"a required module is not available: {exc}")
+
+
+def _with_progress(call: Callable[[Callable[[str, int, int], None]], Any]) -> Any:
+    """Run ``call(progress_callback)`` under a transient progress bar on stderr."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    bar = Progress("{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   console=Console(stderr=True), transient=True)
+    tasks: dict[str, Any] = {}
+
+    def update(phase: str, done: int, total: int) -> None:
+        if phase not in tasks:
+            tasks[phase] = bar.add_task(phase, total=total)
+        bar.update(tasks[phase], completed=done, total=total)
+
+    with bar:
+        return _guarded(lambda: call(update))
+
+
+def _fmt(point: dict[str, Any]) -> str:
+    if point["mean"] is None:
+        return "undefined"
+    lo, hi = point["ci"]
+    return f"{point['mean']:.3f} [{lo:.2f}-{hi:.2f}]"
+
+
+def _print_curve(console: Console, curve: dict[str, Any], title: str) -> None:
+    """Metrics as rows, noise levels as columns: mean and 95% interval per cell."""
+    table = Table(title=title, title_justify="left")
+    table.add_column("distractors →")
+    for level in curve["levels"]:
+        table.add_column(str(level), justify="right")
+    for name in _KEY:
+        table.add_row(_SHORT[name], *(_fmt(p) for p in curve["metrics"][name]))
+    counts = curve["metrics"]["noise_sensitivity_relevant"]
+    table.add_row("n (undef/err)", *(f"{p['n']} ({p['undefined']}/{p['errors']})" for p in counts),
+                  style="dim")
+    console.print(table)
+
+
+@click.command()
+@click.argument("golden", type=click.Path(exists=True, dir_okay=False))
+@click.option("--pipeline", required=True,
+              help="extractive | extractive:strict | openai:MODEL | http(s)://URL | module:function")
+@_sweep_options
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Directory for samples, results, curve.json/png and flips.")
+def stress(golden: str, pipeline: str, out_dir: str, **opts: Any) -> None:
+    """Inject distractors into GOLDEN's contexts, run PIPELINE, and chart the damage.
+
+    GOLDEN rows carry user_input, reference and the relevant chunks as retrieved_contexts.
+    """
+    from ..stress import stress as run_stress
+
+    out = Path(out_dir)
+    console = Console()
+    kwargs = _run_kwargs(opts, out)
+    report = _with_progress(lambda cb: run_stress(golden, pipeline=pipeline, progress=cb, **kwargs))
+    written = report.write(out)
+    _print_curve(console, report.curve(), f"{pipeline} vs injected noise (judge {opts['judge']}, "
+                                          f"strategy {opts['strategy']}, position {opts['position']})")
+    cfg = report.config
+    console.print(f"{cfg['samples']} answers ({cfg['cached_generations']} from cache, "
+                  f"{cfg['generation_errors']} failed); {len(report.flips())} question(s) flipped "
+                  "from correct to wrong under noise (flips.jsonl).")
+    if 0 not in report.levels:
+        console.print("[yellow]note:[/] no level 0 in --levels, so no clean baseline: flips.jsonl "
+                      "is empty.")
+    if cfg["shortfalls"]:
+        console.print(f"[yellow]note:[/] {len(cfg['shortfalls'])} sample(s) got fewer distractors "
+                      "than their level asked for (source ran out); see run.json.")
+    for name, where in written.items():
+        console.print(f"  {name}: {where}")
+
+
+@click.command()
+@click.argument("inputs", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--pipeline", "pipelines", multiple=True,
+              help="Give twice (A then B) when INPUTS is a golden file.")
+@_sweep_options
+@click.option("--alpha", type=float, default=0.05, show_default=True)
+@click.option("--out", "out_dir", type=click.Path(file_okay=False),
+              help="Directory for compare.json (and both stress runs).")
+def compare(inputs: tuple[str, ...], pipelines: tuple[str, ...], alpha: float,
+            out_dir: str | None, **opts: Any) -> None:
+    """Paired A/B test of two pipelines on the same noisy contexts.
+
+    Either GOLDEN --pipeline A --pipeline B, or two `noisegauge stress` output directories.
+    """
+    from ..stress import compare as run_compare
+    from ..stress import compare_dirs
+
+    console = Console()
+    if len(inputs) == 2 and all(Path(p).is_dir() for p in inputs):
+        result = _guarded(lambda: compare_dirs(inputs[0], inputs[1], alpha=alpha))
+    elif len(inputs) == 1 and Path(inputs[0]).is_file():
+        if len(pipelines) != 2:
+            _fail("give --pipeline twice (A, then B) to compare on a golden set")
+        if out_dir is None:
+            _fail("--out is required when running the two pipelines")
+        kwargs = _run_kwargs(opts, Path(out_dir))
+        result = _with_progress(lambda cb: run_compare(
+            inputs[0], pipelines=list(pipelines), alpha=alpha, progress=cb, **kwargs))
+    else:
+        _fail("INPUTS must be one golden file, or two stress output directories")
+    table = Table(title=f"B = {result.b}  minus  A = {result.a}  (all noisy levels pooled, "
+                        "paired by question)", title_justify="left")
+    for col in ("metric", "n", "mean A", "mean B", "B - A", "95% CI", "p", "verdict"):
+        table.add_column(col, justify="left" if col in ("metric", "verdict") else "right",
+                         no_wrap=col in ("metric", "95% CI", "verdict"))
+    for t in result.tests:
+        if t.level is not None:
+            continue
+        if t.diff is None:
+            table.add_row(t.metric, "0", "-", "-", "-", "-", "-", "undefined")
+            continue
+        assert t.ci is not None and t.mean_a is not None and t.mean_b is not None
+        verdict = (f"{'B' if t.better == 'b' else 'A'} better" if t.better else
+                   ("real difference" if t.significant else "no difference"))
+        table.add_row(t.metric, str(t.n), f"{t.mean_a:.3f}", f"{t.mean_b:.3f}", f"{t.diff:+.3f}",
+                      f"[{t.ci[0]:+.3f}, {t.ci[1]:+.3f}]", f"{t.p_value:.4f}", verdict)
+    console.print(table)
+    if out_dir is not None:
+        path = result.write(out_dir)
+        console.print(f"  compare.json: {path}")

@@ -1,0 +1,117 @@
+"""Running a pipeline: a concurrency limit, retries of transient failures, and an answer cache.
+
+The cache is a small SQLite file keyed by sha256(pipeline identity, question, contexts), so a
+rerun of a sweep (or a ``compare`` reusing the same noisy contexts) costs no generations, and
+a changed pipeline (model, prompt, URL, function source) never replays stale answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import sqlite3
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .pipelines import Pipeline, pipeline_identity
+
+__all__ = ["Generation", "GenerationCache", "Generator", "cache_key"]
+
+
+@dataclass(frozen=True)
+class Generation:
+    """One pipeline answer, or the reason there is none."""
+
+    answer: str | None
+    error: str | None = None
+    cached: bool = False
+    attempts: int = 0
+    seconds: float = 0.0
+
+
+def cache_key(identity: dict[str, Any], question: str, contexts: Sequence[str]) -> str:
+    blob = json.dumps({"pipeline": identity, "question": question, "contexts": list(contexts)},
+                      sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+class GenerationCache:
+    """Answers on disk. Plain text values (no pickles); safe to delete at any time."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, check_same_thread=False)
+        self._db.execute("CREATE TABLE IF NOT EXISTS generations "
+                         "(key TEXT PRIMARY KEY, answer TEXT NOT NULL, created REAL NOT NULL)")
+        self._db.commit()
+
+    def get(self, key: str) -> str | None:
+        row = self._db.execute("SELECT answer FROM generations WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def put(self, key: str, answer: str) -> None:
+        self._db.execute("INSERT OR REPLACE INTO generations VALUES (?, ?, ?)",
+                         (key, answer, time.time()))
+        self._db.commit()
+
+    def close(self) -> None:
+        self._db.close()
+
+
+class Generator:
+    """Calls a pipeline with at most ``concurrency`` calls in flight.
+
+    A failure is retried (``retries`` times, exponential ``backoff`` seconds) only when the
+    pipeline's ``should_retry(exc)`` says it is transient; the final failure is returned as a
+    ``Generation`` with ``error`` set, never raised, so one bad question cannot sink a sweep.
+    """
+
+    def __init__(self, pipeline: Pipeline, *, concurrency: int = 8, retries: int = 2,
+                 backoff: float = 0.5, cache: GenerationCache | None = None) -> None:
+        if concurrency < 1:
+            raise ValueError("concurrency must be >= 1")
+        self.pipeline = pipeline
+        self.identity = pipeline_identity(pipeline)
+        self._sem = asyncio.Semaphore(concurrency)
+        self._retries = retries
+        self._backoff = backoff
+        self._cache = cache if getattr(pipeline, "cacheable", True) else None
+
+    async def generate(self, question: str, contexts: Sequence[str]) -> Generation:
+        key = cache_key(self.identity, question, contexts) if self._cache else ""
+        if self._cache is not None:
+            hit = self._cache.get(key)
+            if hit is not None:
+                return Generation(hit, cached=True)
+        start = time.perf_counter()
+        attempt = 0
+        async with self._sem:
+            while True:
+                attempt += 1
+                try:
+                    answer = await self.pipeline.generate(question, list(contexts))
+                except Exception as exc:  # classified below; the last one becomes the row's reason
+                    should_retry = getattr(self.pipeline, "should_retry", None)
+                    transient = callable(should_retry) and bool(should_retry(exc))
+                    if transient and attempt <= self._retries:
+                        await asyncio.sleep(self._backoff * 2 ** (attempt - 1))
+                        continue
+                    return Generation(None, error=f"{type(exc).__name__}: {exc}",
+                                      attempts=attempt, seconds=time.perf_counter() - start)
+                break
+        if not isinstance(answer, str):
+            return Generation(None, error=f"pipeline returned {type(answer).__name__}, expected str",
+                              attempts=attempt, seconds=time.perf_counter() - start)
+        if self._cache is not None:
+            self._cache.put(key, answer)
+        return Generation(answer, attempts=attempt, seconds=time.perf_counter() - start)
+
+    async def aclose(self) -> None:
+        close = getattr(self.pipeline, "aclose", None)
+        if callable(close):
+            await close()

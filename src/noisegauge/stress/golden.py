@@ -1,0 +1,152 @@
+"""Golden items (question, reference, relevant chunks, no response) and the files they come from.
+
+A golden row uses the same field names ``noisegauge score`` reads (``user_input``, ``reference``,
+``retrieved_contexts`` holding the *relevant* chunks, and their aliases); ``response`` is absent.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidInput, InvalidSample
+from ..samples import FIELD_ALIASES, Sample
+
+__all__ = ["GoldenItem", "load_golden", "load_records", "load_pool", "PoolChunk"]
+
+
+@dataclass(frozen=True)
+class GoldenItem:
+    """One question of a golden set: what to ask, what a right answer says, what answers it."""
+
+    id: str
+    question: str
+    reference: str
+    relevant: tuple[str, ...]
+    chunk_ids: tuple[str | None, ...] | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any], row: int) -> GoldenItem:
+        """Read a golden row with any accepted field names; ``response`` may be absent.
+
+        >>> GoldenItem.from_record({"question": "q", "reference": "r", "contexts": ["c"]}, 0).id
+        'q0'
+        """
+        if not isinstance(record, Mapping):
+            raise InvalidSample(f"a record must be an object, got {type(record).__name__}", row=row)
+        if not any(record.get(name) is not None for name in FIELD_ALIASES["response"]):
+            record = {**record, "response": ""}  # golden rows have no answer yet
+        s = Sample.from_record(record, row=row)
+        if not s.retrieved_contexts:
+            raise InvalidSample("is empty", row=row, field="retrieved_contexts",
+                                expected="at least one relevant chunk per golden question")
+        return cls(id=s.id if s.id is not None else f"q{row}", question=s.user_input,
+                   reference=s.reference, relevant=s.retrieved_contexts, chunk_ids=s.chunk_ids,
+                   metadata=dict(s.metadata))
+
+
+def load_records(path: str | Path) -> list[dict[str, Any]]:
+    """Rows of a JSONL, JSON (list, ``{"results": [...]}`` or ``{"samples": [...]}``) or CSV file.
+
+    CSV cells holding a JSON list (``retrieved_contexts``) are decoded.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise InvalidInput(f"{p}: no such file")
+    text = p.read_text(encoding="utf-8-sig")
+    suffix = p.suffix.lower()
+    if suffix == ".csv":
+        return [_decode_csv_row(r) for r in csv.DictReader(text.splitlines())]
+    if suffix == ".json" or (suffix != ".jsonl" and text.lstrip().startswith(("[", "{\"results\""))):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InvalidInput(f"{p}: not valid JSON ({exc})") from exc
+        if isinstance(data, Mapping):
+            data = data.get("results", data.get("samples"))
+        if not isinstance(data, list):
+            raise InvalidInput(f"{p}: expected a JSON list of rows or {{\"results\": [...]}}")
+        return data
+    rows: list[dict[str, Any]] = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise InvalidInput(f"{p}, line {n}: not valid JSON ({exc.msg})") from exc
+    return rows
+
+
+def _decode_csv_row(row: dict[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = dict(row)
+    for key, value in row.items():
+        if isinstance(value, str) and value.lstrip().startswith(("[", "{")):
+            try:
+                out[key] = json.loads(value)
+            except json.JSONDecodeError:
+                pass  # a text cell that merely starts with a bracket
+    return out
+
+
+def load_golden(source: str | Path | Iterable[GoldenItem | Mapping[str, Any]]) -> list[GoldenItem]:
+    """Golden items from a path or from records/items; ids must be unique."""
+    records: Iterable[Any] = load_records(source) if isinstance(source, (str, Path)) else source
+    items = [r if isinstance(r, GoldenItem) else GoldenItem.from_record(r, row=i)
+             for i, r in enumerate(records)]
+    if not items:
+        raise InvalidInput("the golden set is empty")
+    seen: dict[str, int] = {}
+    for i, item in enumerate(items):
+        if item.id in seen:
+            raise InvalidSample(f"duplicate id {item.id!r} (also row {seen[item.id]})", row=i,
+                                field="id", expected="a unique id per golden question")
+        seen[item.id] = i
+    return items
+
+
+@dataclass(frozen=True)
+class PoolChunk:
+    """A distractor candidate from a user-given pool."""
+
+    text: str
+    id: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+def load_pool(source: str | Path | Sequence[str | PoolChunk | Mapping[str, Any]]) -> list[PoolChunk]:
+    """Distractor chunks from a ``.txt`` file (one per line), JSONL/JSON/CSV rows (strings, or
+    objects with ``text``, ``content`` or ``page_content``), or a list of the same."""
+    if isinstance(source, (str, Path)):
+        p = Path(source)
+        if p.suffix.lower() == ".txt" and p.is_file():
+            return [PoolChunk(line.strip()) for line in p.read_text(encoding="utf-8").splitlines()
+                    if line.strip()]
+        rows: Sequence[Any] = load_records(p)
+    else:
+        rows = source
+    out: list[PoolChunk] = []
+    for i, row in enumerate(rows):
+        if isinstance(row, PoolChunk):
+            out.append(row)
+        elif isinstance(row, str):
+            out.append(PoolChunk(row))
+        elif isinstance(row, Mapping):
+            text = next((row[k] for k in ("text", "content", "page_content") if k in row), None)
+            if not isinstance(text, str) or not text.strip():
+                raise InvalidSample("has no text", row=i, field="text",
+                                    expected="a non-empty string under text, content or page_content")
+            meta = row.get("metadata")
+            raw_id = row.get("id", row.get("doc_id"))
+            out.append(PoolChunk(text, None if raw_id is None else str(raw_id),
+                                 dict(meta) if isinstance(meta, Mapping) else {}))
+        else:
+            raise InvalidSample(f"has type {type(row).__name__}", row=i, field="text",
+                                expected="a string or an object with a text field")
+    if not out:
+        raise InvalidInput("the distractor pool is empty")
+    return out

@@ -1,0 +1,151 @@
+"""The RAG pipeline under test: anything that answers a question from given contexts.
+
+``get_pipeline(spec)`` accepts:
+
+- ``"extractive"`` / ``"extractive:strict"``: the bundled *naive baseline* (offline demo only);
+- ``"openai:MODEL"``: an OpenAI-compatible chat endpoint with an editable prompt template;
+- ``"http://..."`` / ``"https://..."``: an existing RAG service taking JSON (its request body
+  and the JSON path of the answer are configurable);
+- ``"package.module:function"``: a Python callable ``(question, contexts) -> answer``, sync or async;
+- a callable or a ``Pipeline`` object, passed through.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import importlib
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from ..errors import InvalidInput
+
+__all__ = ["Pipeline", "CallablePipeline", "get_pipeline", "pipeline_identity"]
+
+
+@runtime_checkable
+class Pipeline(Protocol):
+    """Answers ``question`` from ``contexts``. Optional extras a runner looks for:
+    ``identity() -> dict`` (cache key), ``cacheable: bool``, ``should_retry(exc) -> bool``,
+    ``async aclose()``."""
+
+    async def generate(self, question: str, contexts: Sequence[str]) -> str: ...
+
+
+def pipeline_identity(pipeline: object) -> dict[str, Any]:
+    """What identifies a pipeline's answers; its class path when it does not say."""
+    ident = getattr(pipeline, "identity", None)
+    if callable(ident):
+        value = ident()
+        if isinstance(value, dict):
+            return value
+    cls = type(pipeline)
+    return {"pipeline": f"{cls.__module__}.{cls.__qualname__}"}
+
+
+class CallablePipeline:
+    """Wraps ``fn(question, contexts) -> answer``. Sync functions run in a worker thread so
+    that several generations can overlap; async functions (or ones returning an awaitable)
+    are awaited."""
+
+    def __init__(self, fn: Callable[..., Any], name: str | None = None) -> None:
+        if not callable(fn):
+            raise InvalidInput(f"pipeline {fn!r} is not callable")
+        self._fn = fn
+        self._name = name or f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', repr(fn))}"
+        # Objects with an async __call__ are caught by the awaitable check in generate().
+        self._async = inspect.iscoroutinefunction(fn)
+
+    def identity(self) -> dict[str, Any]:
+        # The source hash makes an edited function miss the generation cache instead of
+        # silently replaying answers of the old code.
+        try:
+            code = hashlib.sha256(inspect.getsource(self._fn).encode()).hexdigest()[:16]
+        except (OSError, TypeError):
+            code = None
+        return {"pipeline": "callable", "target": self._name, "source_sha256": code}
+
+    def should_retry(self, exc: BaseException) -> bool:
+        return isinstance(exc, (TimeoutError, ConnectionError))
+
+    async def generate(self, question: str, contexts: Sequence[str]) -> str:
+        if self._async:
+            result = await self._fn(question, list(contexts))
+        else:
+            result = await asyncio.to_thread(self._fn, question, list(contexts))
+            if inspect.isawaitable(result):
+                result = await result
+        if not isinstance(result, str):
+            raise TypeError(f"pipeline {self._name} returned {type(result).__name__}, "
+                            "expected the answer as a str")
+        return result
+
+
+def _import_target(spec: str) -> Callable[..., Any]:
+    module, _, attr = spec.partition(":")
+    try:
+        obj: Any = importlib.import_module(module)
+    except ImportError as exc:
+        raise InvalidInput(f"pipeline {spec!r}: cannot import module {module!r} ({exc}); "
+                           "is it on PYTHONPATH?") from exc
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise InvalidInput(f"pipeline {spec!r}: module {module!r} has no attribute {attr!r}")
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise InvalidInput(f"pipeline {spec!r} is not callable")
+    return obj  # type: ignore[no-any-return]
+
+
+_OPTIONS_FOR = {
+    "openai": {"base_url", "api_key", "prompt", "temperature", "max_tokens", "timeout"},
+    "http": {"request_template", "answer_path", "headers", "timeout"},
+}
+
+
+def get_pipeline(spec: str | Pipeline | Callable[..., Any], **options: Any) -> Pipeline:
+    """Build a pipeline from a spec (see the module docstring).
+
+    Options that do not apply to the pipeline kind are an error, so a misplaced flag such as
+    ``--answer-path`` with an ``openai:`` pipeline is caught instead of being ignored.
+
+    >>> get_pipeline("extractive:strict").identity()["variant"]
+    'strict'
+    """
+    given = {k: v for k, v in options.items() if v is not None}
+    if not isinstance(spec, str):
+        _check_options("a Python object", given, set())
+        if isinstance(spec, Pipeline):
+            return spec
+        return CallablePipeline(spec)
+    spec = spec.strip()
+    if spec.startswith(("http://", "https://")):
+        _check_options(spec, given, _OPTIONS_FOR["http"])
+        from .remote import HttpJsonPipeline
+        return HttpJsonPipeline(spec, **given)
+    kind, sep, arg = spec.partition(":")
+    if kind == "extractive":
+        _check_options(spec, given, set())
+        from .extractive import ExtractivePipeline
+        if arg not in ("", "strict"):
+            raise InvalidInput(f"unknown extractive variant {arg!r}; use 'extractive' or "
+                               "'extractive:strict'")
+        return ExtractivePipeline(strict=arg == "strict")
+    if kind == "openai":
+        if not arg:
+            raise InvalidInput("openai pipeline needs a model: openai:MODEL")
+        _check_options(spec, given, _OPTIONS_FOR["openai"])
+        from .remote import OpenAIChatPipeline
+        return OpenAIChatPipeline(arg, **given)
+    if sep and arg:
+        _check_options(spec, given, set())
+        return CallablePipeline(_import_target(spec), name=spec)
+    raise InvalidInput(f"unknown pipeline {spec!r}: expected extractive, extractive:strict, "
+                       "openai:MODEL, an http(s):// URL, or module:function")
+
+
+def _check_options(spec: str, given: Mapping[str, Any], allowed: set[str]) -> None:
+    extra = sorted(set(given) - allowed)
+    if extra:
+        raise InvalidInput(f"option(s) {', '.join(extra)} do not apply to pipeline {spec!r}")

@@ -1,0 +1,191 @@
+"""The sweep: inject distractors on purpose, run the pipeline, score, and collect a curve.
+
+For each golden question and repeat, one ordered list of distractors is drawn (seeded by
+``seed``, the question id and the repeat; never the global ``random``) and level ``k`` uses
+its first ``k`` entries, so levels are nested and the curve compares a question with itself.
+Level 0 (the relevant chunks alone) is generated once per question: its contexts do not
+change between repeats.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._async import run_sync
+from ..errors import InvalidInput
+from ..judges.base import Judge, judge_identity
+from ..judges.registry import get_judge
+from ..samples import Sample
+from ..scoring.metrics import ascore_sample
+from ..scoring.results import SampleResult, error_result
+from .distractors import POSITIONS, Chunk, Scorer, build_sources, draw_mixed, place, relevant_chunks
+from .generation import Generation, GenerationCache, Generator
+from .golden import GoldenItem, PoolChunk, load_golden, load_pool
+from .pipelines import Pipeline, get_pipeline
+from .report import StressReport, StressRow
+
+__all__ = ["NoisyCase", "plan_cases", "astress", "stress", "score_samples"]
+
+Progress = Callable[[str, int, int], None]  # (phase, done, total)
+
+
+@dataclass(frozen=True)
+class NoisyCase:
+    """One question at one noise level and repeat, with the exact chunks shown."""
+
+    item: GoldenItem
+    level: int
+    repeat: int
+    chunks: tuple[Chunk, ...]
+
+
+def plan_cases(items: Sequence[GoldenItem], *, levels: Sequence[int], strategies: Sequence[str],
+               position: str = "random", repeats: int = 1, seed: int = 0,
+               pool: Sequence[PoolChunk] | None = None,
+               hard_scorer: Scorer | None = None) -> list[NoisyCase]:
+    """Every noisy context of the sweep, in a reproducible order, before any generation."""
+    if not levels or any((not isinstance(k, int)) or k < 0 for k in levels):
+        raise InvalidInput(f"levels must be non-negative integers, got {list(levels)}")
+    if position not in POSITIONS:
+        raise InvalidInput(f"unknown position {position!r}; choose from {', '.join(POSITIONS)}")
+    if repeats < 1:
+        raise InvalidInput("repeats must be >= 1")
+    levels = sorted(set(levels))
+    sources = build_sources(strategies, items, pool, hard_scorer)
+    cases: list[NoisyCase] = []
+    for item in items:
+        relevant = relevant_chunks(item)
+        for repeat in range(repeats):
+            drawn = draw_mixed(sources, item, max(levels), random.Random(f"{seed}:{item.id}:{repeat}"))
+            for level in levels:
+                if level == 0 and repeat > 0:
+                    continue
+                rng = random.Random(f"{seed}:{item.id}:{repeat}:{level}:place")
+                chunks = place(relevant, drawn[:level], position, rng)
+                cases.append(NoisyCase(item, level, repeat, tuple(chunks)))
+    return cases
+
+
+async def score_samples(samples: Sequence[Sample], judge: Judge, *, concurrency: int = 8,
+                        progress: Progress | None = None) -> list[SampleResult]:
+    """Score every sample with at most ``concurrency`` in flight, results in input order.
+
+    The one place scoring happens: switching to ``noisegauge.evaluate`` (with its judge cache
+    and resume) means replacing this function's body.
+    """
+    sem = asyncio.Semaphore(concurrency)
+    done = 0
+
+    async def one(i: int, sample: Sample) -> SampleResult:
+        nonlocal done
+        async with sem:
+            result = await ascore_sample(sample, judge, index=i)
+        done += 1
+        if progress:
+            progress("scoring", done, len(samples))
+        return result
+
+    return list(await asyncio.gather(*(one(i, s) for i, s in enumerate(samples))))
+
+
+async def _generate_all(generator: Generator, cases: Sequence[NoisyCase],
+                        progress: Progress | None) -> list[Generation]:
+    done = 0
+
+    async def one(case: NoisyCase) -> Generation:
+        nonlocal done
+        g = await generator.generate(case.item.question, [c.text for c in case.chunks])
+        done += 1
+        if progress:
+            progress("generating", done, len(cases))
+        return g
+
+    return list(await asyncio.gather(*(one(c) for c in cases)))
+
+
+async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]], *,
+                  pipeline: str | Pipeline | Callable[..., Any],
+                  levels: Sequence[int] = (0, 1, 2, 4), judge: str | Judge = "lexical",
+                  strategy: str | Sequence[str] = "others", position: str = "random",
+                  repeats: int = 1, seed: int = 0,
+                  pool: str | Path | Sequence[str | PoolChunk | Mapping[str, Any]] | None = None,
+                  concurrency: int = 8, judge_concurrency: int = 8, retries: int = 2,
+                  cache: str | Path | GenerationCache | None = None,
+                  hard_scorer: Scorer | None = None, pipeline_options: Mapping[str, Any] | None = None,
+                  judge_options: Mapping[str, Any] | None = None,
+                  progress: Progress | None = None) -> StressReport:
+    """Run a noise sweep and return the report (write it with ``report.write(DIR)``).
+
+    ``strategy``: one of ``pool``, ``others``, ``hard``, ``counterfactual`` or a list of them
+    (mixed round-robin); ``position``: ``first``, ``last``, ``random`` or ``interleaved``.
+    ``cache``: a SQLite path (or ``GenerationCache``) for generations; ``progress(phase, done,
+    total)`` is called as answers are generated and scored. Everything is validated (golden
+    rows, strategies, judge and pipeline specs) before the first generation.
+    """
+    items = load_golden(golden)
+    strategies = [s.strip() for s in strategy.split(",")] if isinstance(strategy, str) else list(strategy)
+    pool_chunks = load_pool(pool) if pool is not None else None
+    cases = plan_cases(items, levels=levels, strategies=strategies, position=position,
+                       repeats=repeats, seed=seed, pool=pool_chunks, hard_scorer=hard_scorer)
+    resolved_judge = get_judge(judge, **dict(judge_options or {}))
+    pipe = get_pipeline(pipeline, **dict(pipeline_options or {}))
+    if not getattr(pipe, "cacheable", True):
+        cache = None  # e.g. the extractive baseline: recomputing beats a disk lookup
+    gen_cache = GenerationCache(cache) if isinstance(cache, (str, Path)) else cache
+    generator = Generator(pipe, concurrency=concurrency, retries=retries, cache=gen_cache)
+    started = time.time()
+    try:
+        generations = await _generate_all(generator, cases, progress)
+    finally:
+        await generator.aclose()
+        if isinstance(cache, (str, Path)) and gen_cache is not None:
+            gen_cache.close()  # only the cache opened here; a caller's stays open
+    samples = [_sample(c, g.answer or "") for c, g in zip(cases, generations)]
+    to_score = [i for i, g in enumerate(generations) if g.answer is not None]
+    scored = await score_samples([samples[i] for i in to_score], resolved_judge,
+                                 concurrency=judge_concurrency, progress=progress)
+    results: dict[int, SampleResult] = dict(zip(to_score, scored))
+    rows = []
+    for i, (case, g) in enumerate(zip(cases, generations)):
+        result = results.get(i) or error_result(f"pipeline failed: {g.error}", index=i,
+                                                id=samples[i].id)
+        rows.append(StressRow(case.item.id, case.item.question, case.item.reference, case.level,
+                              case.repeat, case.chunks, g.answer, result, g.error, g.cached))
+    shortfalls = [{"id": c.item.id, "level": c.level, "repeat": c.repeat, "injected": n}
+                  for c in cases if (n := sum(ch.kind != "relevant" for ch in c.chunks)) < c.level]
+    config = {
+        "pipeline": pipeline if isinstance(pipeline, str) else generator.identity.get("pipeline"),
+        "pipeline_identity": generator.identity, "judge": judge if isinstance(judge, str) else None,
+        "judge_identity": judge_identity(resolved_judge), "levels": sorted(set(levels)),
+        "strategy": strategies, "position": position, "repeats": repeats, "seed": seed,
+        "pool": str(pool) if isinstance(pool, (str, Path)) else (len(pool) if pool else None),
+        "items": len(items), "samples": len(cases),
+        "generation_errors": sum(g.error is not None for g in generations),
+        "cached_generations": sum(g.cached for g in generations),
+        "shortfalls": shortfalls, "seconds": round(time.time() - started, 3),
+    }
+    return StressReport(tuple(sorted(set(levels))), tuple(rows), config)
+
+
+def _sample(case: NoisyCase, answer: str) -> Sample:
+    return Sample(user_input=case.item.question, response=answer, reference=case.item.reference,
+                  retrieved_contexts=tuple(c.text for c in case.chunks),
+                  id=f"{case.item.id}@L{case.level}r{case.repeat}",
+                  chunk_ids=tuple(c.id for c in case.chunks),
+                  metadata={"item_id": case.item.id, "level": case.level, "repeat": case.repeat})
+
+
+def stress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]], **kwargs: Any) -> StressReport:
+    """Synchronous ``astress`` (same arguments); raises inside a running event loop.
+
+    >>> report = stress("examples/golden_support.jsonl", pipeline="extractive",
+    ...                 levels=[0, 2], judge="fake")  # doctest: +SKIP
+    >>> report.curve()["metrics"]["noise_sensitivity_irrelevant"]  # doctest: +SKIP
+    """
+    return run_sync(astress(golden, **kwargs), hint="use `await astress(...)`")
