@@ -29,8 +29,9 @@ __all__ = ["Failure", "Limits", "RetriesExhausted", "RetryPolicy", "call_with_re
 
 T = TypeVar("T")
 
-# Tests patch this to record delays instead of sleeping.
+# Tests patch these two to run waits on a virtual clock instead of sleeping.
 _sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+_now: Callable[[], float] = time.monotonic
 
 
 @dataclass(frozen=True)
@@ -88,11 +89,11 @@ class _Bucket:
     def __init__(self, per_minute: float) -> None:
         self.capacity = per_minute
         self.level = per_minute
-        self.stamp = time.monotonic()
+        self.stamp = _now()
 
     def wait_for(self, amount: float) -> float:
         """Seconds until ``amount`` is available; takes it when that is 0."""
-        now = time.monotonic()
+        now = _now()
         self.level = min(self.capacity, self.level + (now - self.stamp) * self.capacity / 60)
         self.stamp = now
         amount = min(amount, self.capacity)  # a request larger than a minute's budget still runs
@@ -112,7 +113,7 @@ class _Endpoint:
     async def admit(self, tokens: int) -> None:
         """Wait for a pause to end and for the rate buckets to allow one request."""
         while True:
-            wait = self.paused_until - time.monotonic()
+            wait = self.paused_until - _now()
             if wait <= 0 and self.requests is not None:
                 wait = self.requests.wait_for(1)
             if wait <= 0 and self.tokens is not None:
@@ -169,5 +170,5 @@ async def call_with_retries(key: str, attempt: Callable[[], Awaitable[T]], *,
         delay = policy.backoff(retries, failure.retry_after)
         if failure.retry_after is not None:
             # The server asked everyone to wait: hold back the other requests too.
-            endpoint.paused_until = max(endpoint.paused_until, time.monotonic() + delay)
+            endpoint.paused_until = max(endpoint.paused_until, _now() + delay)
         await _sleep(delay)

@@ -169,7 +169,8 @@ class FakeOpenAIServer:
 
     def __init__(self, responder: Responder | None = None, *, latency: float = 0.0,
                  api_key: str | None = None, json_schema: bool = True, json_object: bool = True,
-                 report_usage: bool = True, chatty_text: bool = False) -> None:
+                 report_usage: bool = True, chatty_text: bool = False,
+                 max_choices: int | None = None) -> None:
         self.responder = responder or judge_responder()
         self.latency = latency
         self.api_key = api_key          #: when set, other bearer keys get HTTP 401
@@ -177,6 +178,9 @@ class FakeOpenAIServer:
         self.json_object = json_object  #: False: HTTP 400 for response_format json_object
         self.report_usage = report_usage
         self.chatty_text = chatty_text  #: plain-text mode wraps answers in prose + a code fence
+        self.max_choices = max_choices  #: answer at most this many choices, whatever ``n`` asks
+        self.in_flight = 0              #: chat requests being answered right now
+        self.max_in_flight = 0          #: the most that were ever answered at once
         self.requests: list[FakeRequest] = []
         self.faults: list[Fault] = []
         self._lock = threading.Lock()
@@ -209,7 +213,7 @@ class FakeOpenAIServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True,
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.02,), daemon=True,
                                         name="fake-openai")
         self._thread.start()
         return self
@@ -250,6 +254,8 @@ class FakeOpenAIServer:
         if not self.json_object and request.mode == "json_object":
             return 400, _error("response_format type 'json_object' is not supported"), {}
         n = int(request.body.get("n") or 1)
+        if self.max_choices is not None:
+            n = min(n, self.max_choices)
         limit = request.body.get("max_tokens") or request.body.get("max_completion_tokens")
         choices, completion = [], 0
         for i in range(n):
@@ -331,8 +337,18 @@ class _Handler(BaseHTTPRequestHandler):
                                    "invalid_api_key"), {})
             return
         request.fault = owner._take_fault(request)
-        delay = owner.latency + (request.fault.delay if request.fault else 0.0)
-        if delay:
-            time.sleep(delay)
-        request.status, answer, headers = owner._answer(request)
+        with owner._lock:
+            owner.in_flight += 1
+            owner.max_in_flight = max(owner.max_in_flight, owner.in_flight)
+        try:
+            delay = owner.latency + (request.fault.delay if request.fault else 0.0)
+            if delay:
+                time.sleep(delay)
+            try:
+                request.status, answer, headers = owner._answer(request)
+            except Exception as exc:  # noqa: BLE001 - a broken script must not hang the client
+                request.status, answer, headers = 500, _error(f"fake responder failed: {exc!r}"), {}
+        finally:
+            with owner._lock:
+                owner.in_flight -= 1
         self._send(request.status, answer, headers)

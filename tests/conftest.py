@@ -1,0 +1,43 @@
+"""Shared fixtures. ``fake_openai_server``: a local OpenAI-compatible server (see
+``noisegauge.testing.fake_openai``); ``fast_retries``: retry sleeps recorded, not slept."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from noisegauge.testing import FakeOpenAIServer
+
+
+@pytest.fixture
+def fake_openai_server() -> Iterator[FakeOpenAIServer]:
+    """A started fake server (judge-like responder, no latency); ``.url`` is the base URL.
+
+    Tune it in the test: ``server.latency = 0.1``, ``server.json_schema = False``,
+    ``server.add_fault(status=429, retry_after=0.01)``, ``server.responder = ...``.
+    """
+    with FakeOpenAIServer() as server:
+        yield server
+
+
+@pytest.fixture
+def fast_retries(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """Retry, pause and rate-limit waits of ``noisegauge.judges.transport`` run on a virtual
+    clock (instant); returns the list of delays that were asked for, in order."""
+    import asyncio
+    import time
+
+    from noisegauge.judges import transport
+
+    delays: list[float] = []
+    offset = [0.0]
+
+    async def virtual_sleep(delay: float) -> None:
+        delays.append(delay)
+        offset[0] += max(delay, 0.0)
+        await asyncio.sleep(0)
+
+    monkeypatch.setattr(transport, "_sleep", virtual_sleep)
+    monkeypatch.setattr(transport, "_now", lambda: time.monotonic() + offset[0])
+    return delays
