@@ -211,7 +211,7 @@ class FakeOpenAIServer:
         class Handler(_Handler):
             owner = server
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = _Server(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.02,), daemon=True,
                                         name="fake-openai")
@@ -288,9 +288,18 @@ def _error(message: str, code: str | None = None) -> dict[str, Any]:
     return {"error": {"message": message, "type": "invalid_request_error", "code": code}}
 
 
+class _Server(ThreadingHTTPServer):
+    # The default backlog of 5 drops bursts of concurrent connects (the client then waits
+    # ~1 s to retry), which would distort every latency measurement.
+    request_queue_size = 256
+
+
 class _Handler(BaseHTTPRequestHandler):
     owner: FakeOpenAIServer
     protocol_version = "HTTP/1.1"  # keep-alive, as the SDK expects
+    # Headers and body go out in two writes; with Nagle's algorithm the body would wait for
+    # the client's delayed ACK (~40 ms), which would swamp any latency being simulated.
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         pass
