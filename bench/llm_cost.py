@@ -9,7 +9,10 @@ by the server as ceil(chars / 4) for both us and Ragas (no tokenizer can be down
 Rows: for the Ragas LIC example (shared/data/ragas, 4 chunks) and each JSONL file given,
 per strategy: calls, prompt/completion tokens and wall time per sample (one sample alone),
 then the wall time of a batch of ``--batch`` samples (the file's rows, cycled), all metrics
-and both noise modes.
+and both noise modes. noisegauge runs as the library does (``ascore_sample``: the two
+extractions of a sample share a call, and so do its two verdict matrices, each chunk sent
+once; the strategy decides how the verdicts are split into calls). Every client, ours and
+Ragas', has at most ``--workers`` calls in flight.
 
 The Ragas baseline replays its documented schedule (anchors.md §1.6, §1.8): per sample and
 per mode, 2 statement extractions then one NLI call per (chunk, side) and one against the
@@ -28,6 +31,7 @@ import asyncio
 import contextlib
 import json
 import multiprocessing
+import os
 import re
 import sys
 import time
@@ -48,13 +52,16 @@ LIC_PATH = ROOT.parent / "shared" / "data" / "ragas" / "noise_sensitivity_docs_e
 
 # The LIC statements as the Ragas docs' worked example has them (anchors.md §5).
 LIC_CLAIMS = {
-    "response": ["The Life Insurance Corporation of India (LIC) is the largest insurance company "
-                 "in India.", "LIC is known for its vast portfolio of investments.",
-                 "LIC contributes to the financial stability of the country."],
-    "reference": ["The Life Insurance Corporation of India (LIC) is the largest insurance "
-                  "company in India.", "LIC was established in 1956 through the "
-                  "nationalization of the insurance industry.",
-                  "LIC is known for managing a large portfolio of investments."],
+    "response": [
+        "The Life Insurance Corporation of India (LIC) is the largest insurance company in India.",
+        "LIC is known for its vast portfolio of investments.",
+        "LIC contributes to the financial stability of the country.",
+    ],
+    "reference": [
+        "The Life Insurance Corporation of India (LIC) is the largest insurance company in India.",
+        "LIC was established in 1956 through the nationalization of the insurance industry.",
+        "LIC is known for managing a large portfolio of investments.",
+    ],
 }
 
 RAGAS_STATEMENT_CHARS = 1637
@@ -109,7 +116,7 @@ def _ragas_prompt(kind: str, fixed: int, inputs: dict[str, Any]) -> str:
 def ragas_responder(claims: Callable[[str], list[str]]) -> Callable[[FakeRequest, int], str]:
     def respond(request: FakeRequest, choice: int) -> str:
         prompt = request.last_user
-        inputs = json.loads(re.search(r"\ninput: (.*)\nOutput: $", prompt, re.S).group(1))
+        inputs = json.loads(re.search(r"\ninput: (.*)\nOutput: $", prompt, re.DOTALL).group(1))
         if prompt.startswith("RAGAS-SIM-STATEMENTS"):
             return json.dumps({"statements": claims(inputs["answer"])}, indent=4)
         return json.dumps({"statements": [
@@ -228,6 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=20, help="samples in the batch run")
     parser.add_argument("--workers", type=int, default=16, help="concurrent calls / Ragas jobs")
     args = parser.parse_args(argv)
+    os.environ["NO_PROXY"] = os.environ["no_proxy"] = "127.0.0.1,localhost"  # local server
     lic, lic_claims = load_lic()
     bench_dataset("LIC", lic, lic_claims, args)
     for path in args.data:

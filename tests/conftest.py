@@ -11,12 +11,14 @@ from noisegauge.testing import FakeOpenAIServer
 
 
 @pytest.fixture
-def fake_openai_server() -> Iterator[FakeOpenAIServer]:
+def fake_openai_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
     """A started fake server (judge-like responder, no latency); ``.url`` is the base URL.
 
     Tune it in the test: ``server.latency = 0.1``, ``server.json_schema = False``,
     ``server.add_fault(status=429, retry_after=0.01)``, ``server.responder = ...``.
     """
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")  # a CI proxy must not intercept
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
     with FakeOpenAIServer() as server:
         yield server
 

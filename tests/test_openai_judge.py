@@ -51,6 +51,13 @@ def user_text(request: FakeRequest) -> str:
     return request.first_user
 
 
+def asked_pairs(request: FakeRequest) -> dict[str, list[str]]:
+    """premise id -> claim ids the request's schema requires."""
+    schema = request.schema
+    return {p: schema["$defs"][schema["properties"][p]["$ref"].rsplit("/", 1)[1]]["required"]
+            for p in schema["required"]}
+
+
 # -- structured output, ids and call counts ------------------------------------------------
 
 def test_joint_check_is_one_strict_schema_call_that_requires_every_id(fake_openai_server):
@@ -60,9 +67,8 @@ def test_joint_check_is_one_strict_schema_call_that_requires_every_id(fake_opena
     assert req.mode == "json_schema"
     fmt = req.body["response_format"]["json_schema"]
     assert fmt["strict"] is True
-    schema = fmt["schema"]
-    assert schema["required"] == ["p1", "p2", "p3"]
-    assert schema["$defs"]["row"]["required"] == ["c1", "c2", "c3", "c4"]
+    assert fmt["schema"]["additionalProperties"] is False
+    assert asked_pairs(req) == {p: ["c1", "c2", "c3", "c4"] for p in ("p1", "p2", "p3")}
     assert req.body["temperature"] == 0 and req.body["seed"] == 0
     assert usage.calls == 1
     assert usage.prompt_tokens == req.prompt_tokens > 0
@@ -83,11 +89,20 @@ def test_verdicts_are_matched_by_id_not_position(fake_openai_server):
     assert verdicts == EXPECTED
 
 
-def test_lic_example_all_metrics_both_modes_in_four_calls(fake_openai_server):
+def test_lic_example_all_metrics_both_modes_in_two_calls(fake_openai_server):
     judge = judge_for(fake_openai_server)
     result = asyncio.run(ascore_sample(Sample.from_record(LIC), judge))
     assert result.status == "ok"
-    assert result.usage.calls == 4 == len(fake_openai_server.chat_requests())
+    assert result.usage.calls == 2 == len(fake_openai_server.chat_requests())
+    extraction, check = fake_openai_server.chat_requests()
+    # Response and reference in one extraction; each chunk sent once for both matrices.
+    assert "<t1>" in extraction.first_user and "<t2>" in extraction.first_user
+    for chunk in LIC["retrieved_contexts"]:
+        assert check.first_user.count(chunk) == 1
+    pairs = asked_pairs(check)
+    n_resp, n_ref = len(result.verdicts.response_claims), len(result.verdicts.reference_claims)
+    assert sorted(len(cs) for cs in pairs.values()) == sorted(
+        [n_resp, n_ref] + [n_resp + n_ref] * len(LIC["retrieved_contexts"]))
     assert result.usage.prompt_tokens == sum(r.prompt_tokens for r in fake_openai_server.requests)
     assert result.value("noise_sensitivity_relevant") is not None
 
@@ -106,7 +121,7 @@ def test_joint_splits_calls_over_the_prompt_budget(fake_openai_server):
     assert verdicts == EXPECTED
     assert usage.calls > 1
     pairs = [(p, c) for r in fake_openai_server.chat_requests()
-             for p in r.schema["required"] for c in r.schema["$defs"]["row"]["required"]]
+             for p, cs in asked_pairs(r).items() for c in cs]
     assert sorted(pairs) == sorted((f"p{i}", f"c{j}") for i in range(1, 4) for j in range(1, 5))
 
 
@@ -114,14 +129,15 @@ def test_blank_premise_costs_nothing_and_entails_nothing(fake_openai_server):
     verdicts, usage = check_many(judge_for(fake_openai_server), ["  ", PREMISES[0]], CLAIMS[:2])
     assert verdicts[0] == [Verdict.NEUTRAL, Verdict.NEUTRAL]
     assert verdicts[1] == [Verdict.ENTAILED, Verdict.NEUTRAL]
-    assert usage.calls == 1 and "<p1>" not in user_text(fake_openai_server.requests[0])
+    assert usage.calls == 1 and list(asked_pairs(fake_openai_server.requests[0])) == ["p1"]
 
 
 def test_extract_returns_the_claims_and_sends_the_question(fake_openai_server):
     judge = judge_for(fake_openai_server)
     claims = asyncio.run(judge.extract("Paris is big. It has a tower.", "Tell me about Paris"))
     assert claims == ["Paris is big.", "It has a tower."]
-    assert "Question: Tell me about Paris" in user_text(fake_openai_server.requests[0])
+    assert user_text(fake_openai_server.requests[0]).startswith(
+        "Question: Tell me about Paris\n\n<t1>\nParis is big.")
     assert asyncio.run(judge.extract("   ")) == [] and len(fake_openai_server.requests) == 1
 
 
@@ -152,7 +168,7 @@ def test_invalid_json_is_asked_again_with_a_correction(fake_openai_server):
     judge = judge_for(fake_openai_server)
     verdicts, usage = check_many(judge)
     assert verdicts == EXPECTED
-    first, second = fake_openai_server.chat_requests()
+    second = fake_openai_server.chat_requests()[1]
     assert second.messages[-2] == {"role": "assistant", "content": "Sorry, I cannot produce that."}
     assert usage.calls == 2 and judge.stats.repairs == 1
 
@@ -163,7 +179,7 @@ def test_missing_ids_are_re_asked_alone(fake_openai_server):
     verdicts, _ = check_many(judge)
     assert verdicts == EXPECTED
     retry = fake_openai_server.chat_requests()[1]
-    assert retry.schema["$defs"]["row"]["required"] == ["c2"]
+    assert asked_pairs(retry) == {"p1": ["c2"], "p2": ["c2"], "p3": ["c2"]}
     assert "c1:" not in user_text(retry) and "c2: The Eiffel Tower" in user_text(retry)
 
 
@@ -190,11 +206,11 @@ def test_truncated_verdicts_are_re_asked_for_the_rest_with_more_tokens(fake_open
     assert verdicts == EXPECTED
     first, retry = fake_openai_server.chat_requests()
     assert retry.body["max_tokens"] == 2 * first.body["max_tokens"]
-    assert retry.schema["required"] == ["p2", "p3"]
+    assert asked_pairs(retry) == {p: ["c1", "c2", "c3", "c4"] for p in ("p2", "p3")}
 
 
 def test_truncated_claim_list_is_not_used_partially(fake_openai_server):
-    fake_openai_server.add_fault(content='{"claims": ["Paris is big.", "It has', finish_reason="length")
+    fake_openai_server.add_fault(content='{"t1": ["Paris is big.", "It has', finish_reason="length")
     judge = judge_for(fake_openai_server)
     assert asyncio.run(judge.extract("Paris is big. It has a tower.")) == ["Paris is big.",
                                                                           "It has a tower."]
@@ -384,7 +400,43 @@ def test_missing_openai_package_names_the_extra(monkeypatch):
 
 
 def test_fault_only_hits_matching_requests(fake_openai_server):
-    fault = Fault(status=500, when=lambda r: "Text:" in r.first_user, times=1)
+    fault = Fault(status=500, when=lambda r: "<t1>" in r.first_user, times=1)
     fake_openai_server.add_fault(fault)
     check_many(judge_for(fake_openai_server))  # a check request: not matched
     assert fault.times == 1 and fake_openai_server.requests[0].status == 200
+
+
+def test_concurrent_samples_keep_their_own_calls_and_usage(fake_openai_server):
+    other = dict(LIC, response="LIC sells insurance.", reference="LIC is an insurer.",
+                 retrieved_contexts=["LIC sells insurance in India."])
+
+    async def both():
+        judge = judge_for(fake_openai_server)
+        return await asyncio.gather(ascore_sample(Sample.from_record(LIC), judge),
+                                    ascore_sample(Sample.from_record(other), judge))
+    first, second = asyncio.run(both())
+    assert first.usage.calls == second.usage.calls == 2
+    requests = fake_openai_server.chat_requests()
+    mine = [r for r in requests if "LIC sells insurance" in r.first_user]
+    assert len(requests) == 4 and len(mine) == 2
+    assert second.usage.prompt_tokens == sum(r.prompt_tokens for r in mine)
+
+
+def test_identical_texts_are_extracted_once(fake_openai_server):
+    async def run():
+        judge = judge_for(fake_openai_server)
+        return await asyncio.gather(judge.extract("Same text.", "q"), judge.extract("Same text.", "q"))
+    assert asyncio.run(run()) == [["Same text."], ["Same text."]]
+    (req,) = fake_openai_server.chat_requests()
+    assert "<t2>" not in req.first_user
+
+
+def test_a_missing_text_is_re_asked_alone(fake_openai_server):
+    fake_openai_server.add_fault(transform=drop_ids("t2"))
+
+    async def run():
+        judge = judge_for(fake_openai_server)
+        return await asyncio.gather(judge.extract("One. Two.", "q"), judge.extract("Three.", "q"))
+    assert asyncio.run(run()) == [["One.", "Two."], ["Three."]]
+    retry = fake_openai_server.chat_requests()[1]
+    assert "<t2>\nThree.\n</t2>" in retry.first_user and "<t1>" not in retry.first_user

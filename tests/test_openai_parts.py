@@ -12,7 +12,12 @@ from noisegauge import Verdict
 from noisegauge.judges.batching import STRATEGIES, plan
 from noisegauge.judges.llm_output import load_json, read_claims, read_verdicts
 from noisegauge.judges.pricing import DEFAULT_PRICES, cost_usd, price_for
-from noisegauge.judges.prompts import check_messages, check_schema, extract_messages
+from noisegauge.judges.prompts import (
+    check_messages,
+    check_schema,
+    extract_messages,
+    extract_schema,
+)
 from noisegauge.testing.fake_openai import FakeRequest, judge_responder
 
 E, N, C = Verdict.ENTAILED, Verdict.NEUTRAL, Verdict.CONTRADICTED
@@ -21,25 +26,30 @@ E, N, C = Verdict.ENTAILED, Verdict.NEUTRAL, Verdict.CONTRADICTED
 # -- tolerant JSON --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("text", [
+    '{"t1": ["a", "b"]}',
     '{"claims": ["a", "b"]}',
-    '```json\n{"claims": ["a", "b"],}\n```',
-    "Here you go: {'claims': ['a', 'b']} -- done",
-    '<think>maybe {"claims": ["x"]}</think>{"claims": ["a", "b"]}',
+    '```json\n{"t1": ["a", "b"],}\n```',
+    "Here you go: {'t1': ['a', 'b']} -- done",
+    '<think>maybe {"t1": ["x"]}</think>{"t1": ["a", "b"]}',
     '["a", "b"]',
-    '{"claims": [{"claim": "a"}, {"text": "b"}]}',
+    '{"T1": [{"claim": "a"}, {"text": "b"}]}',
+    '{"result": {"t1": ["a", "b"]}}',
 ])
 def test_claims_survive_local_model_formatting(text):
-    assert read_claims(text) == ["a", "b"]
+    assert read_claims(text, ["t1"]) == {"t1": ["a", "b"]}
 
 
 @pytest.mark.parametrize("text", ["I cannot help with that.", "", '{"answer": 42}',
-                                  '{"claims": [1, 2]}'])
-def test_unusable_claim_answers_are_none_not_empty(text):
-    assert read_claims(text) is None
+                                  '{"t1": [1, 2]}', '{"t9": ["a"]}'])
+def test_unusable_claim_answers_give_nothing(text):
+    assert read_claims(text, ["t1"]) == {}
 
 
-def test_empty_claim_list_is_a_real_answer():
-    assert read_claims('{"claims": []}') == []
+def test_several_texts_are_read_by_id_and_an_empty_list_is_a_real_answer():
+    answer = '{"t2": ["b"], "t1": [], "t3": "oops"}'
+    assert read_claims(answer, ["t1", "t2", "t3"]) == {"t1": [], "t2": ["b"]}
+    # With several texts, a bare list cannot be attributed, so it is not.
+    assert read_claims('["a"]', ["t1", "t2"]) == {}
 
 
 P, CL = ["p1", "p2"], ["c1", "c2"]
@@ -87,55 +97,66 @@ sizes = st.lists(st.integers(min_value=1, max_value=3000), min_size=1, max_size=
 @settings(max_examples=150, deadline=None)
 @given(strategy=st.sampled_from(STRATEGIES), premises=sizes, claims=sizes,
        budget=st.integers(min_value=50, max_value=8000), cells=st.integers(min_value=1, max_value=50),
-       k=st.integers(min_value=1, max_value=6))
-def test_every_pair_is_planned_exactly_once_within_limits(strategy, premises, claims, budget,
-                                                         cells, k):
-    jobs = plan(strategy, premises, claims, group_size=k, max_prompt_tokens=budget, max_cells=cells)
-    pairs = [(p, c) for job in jobs for p in job.premises for c in job.claims]
-    assert sorted(pairs) == [(p, c) for p in range(len(premises)) for c in range(len(claims))]
+       k=st.integers(min_value=1, max_value=6), data=st.data())
+def test_every_needed_pair_is_planned_exactly_once_within_limits(strategy, premises, claims, budget,
+                                                                cells, k, data):
+    needs = [sorted(data.draw(st.sets(st.integers(0, len(claims) - 1)))) for _ in premises]
+    jobs = plan(strategy, premises, claims, needs, group_size=k, max_prompt_tokens=budget,
+                max_cells=cells)
+    planned = [(p, c) for job in jobs for p, cs in job.pairs for c in cs]
+    assert sorted(planned) == sorted((p, c) for p, cs in enumerate(needs) for c in cs)
     for job in jobs:
+        assert len(set(job.premises)) == len(job.premises)
         if strategy != "joint":
-            assert len(job.premises) == 1
+            assert len(job.pairs) == 1
         if strategy == "per_claim_group":
-            assert len(job.claims) <= k
-        if len(job.premises) > 1:  # a premise is packed with others only within the limits
-            assert len(job.premises) * len(job.claims) <= cells
+            assert job.cells <= k
+        if len(job.pairs) > 1:  # units are packed together only within the limits
+            assert job.cells <= cells
             assert sum(premises[p] for p in job.premises) + sum(
                 claims[c] for c in job.claims) <= budget
 
 
 def test_joint_is_one_call_for_a_typical_sample():
-    assert len(plan("joint", [60, 40, 35, 35, 40], [25, 20, 15])) == 1
+    # reference, response, 4 chunks; 3 response and 3 reference claims
+    needs = [[0, 1, 2], [3, 4, 5]] + [list(range(6))] * 4
+    assert len(plan("joint", [60, 40, 35, 35, 40, 30], [25, 20, 15] * 2, needs)) == 1
 
 
 # -- prompts and schema ---------------------------------------------------------------------
 
 def test_check_prompt_keeps_each_claim_on_one_line_with_its_id():
-    messages = check_messages({"p1": "Text one.\nMore."}, {"c1": "multi\nline  claim", "c2": "b"})
+    messages = check_messages({"p1": "Text one.\nMore."}, {"c1": "multi\nline  claim", "c2": "b"},
+                              {"p1": ["c1", "c2"]})
     user = messages[1]["content"]
     assert "c1: multi line claim\nc2: b" in user and "<p1>\nText one.\nMore.\n</p1>" in user
+    assert user.endswith("Judge:\np1: c1 c2")
     assert "JSON" in messages[0]["content"]  # JSON mode requires the word in the prompt
 
 
-def test_schema_requires_every_premise_and_claim_id_and_nothing_else():
-    schema = check_schema(["p1", "p4"], ["c2", "c3"])
-    assert schema["required"] == ["p1", "p4"] and schema["additionalProperties"] is False
-    row = schema["$defs"]["row"]
-    assert row["required"] == ["c2", "c3"] and row["additionalProperties"] is False
-    assert schema["$defs"]["verdict"]["enum"] == ["entailed", "neutral", "contradicted"]
+def test_schema_requires_exactly_the_pairs_asked_for():
+    schema = check_schema({"p1": ["c2", "c3"], "p4": ["c1"], "p5": ["c2", "c3"]})
+    assert schema["required"] == ["p1", "p4", "p5"] and schema["additionalProperties"] is False
+    defs = schema["$defs"]
+    rows = {p: defs[ref["$ref"].rsplit("/", 1)[1]] for p, ref in schema["properties"].items()}
+    assert rows["p1"] is rows["p5"]  # identical claim sets share one definition
+    assert rows["p1"]["required"] == ["c2", "c3"] and rows["p4"]["required"] == ["c1"]
+    assert all(r["additionalProperties"] is False for r in rows.values())
+    assert defs["verdict"]["enum"] == ["entailed", "neutral", "contradicted"]
+    assert extract_schema(["t1", "t2"])["required"] == ["t1", "t2"]
 
 
 def test_fake_responder_reads_the_prompts_the_judge_writes():
     messages = check_messages({"p1": "Paris is in France.", "p2": "Rome is in Italy."},
-                              {"c1": "Paris is in France", "c2": "Rome is in Spain"})
+                              {"c1": "Paris is in France", "c2": "Rome is in Spain"},
+                              {"p1": ["c1", "c2"], "p2": ["c2"]})
     respond = judge_responder()
     answer = json.loads(respond(FakeRequest(0, "/v1/chat/completions",
                                             {"messages": messages}, {}), 0))
-    assert answer == {"p1": {"c1": "entailed", "c2": "neutral"},
-                      "p2": {"c1": "neutral", "c2": "neutral"}}
+    assert answer == {"p1": {"c1": "entailed", "c2": "neutral"}, "p2": {"c2": "neutral"}}
     claims = json.loads(respond(FakeRequest(0, "/", {"messages": extract_messages(
-        "One. Two.", "q")}, {}), 0))
-    assert claims == {"claims": ["One.", "Two."]}
+        {"t1": "One. Two.", "t2": "Three."}, "q")}, {}), 0))
+    assert claims == {"t1": ["One.", "Two."], "t2": ["Three."]}
 
 
 # -- pricing --------------------------------------------------------------------------------

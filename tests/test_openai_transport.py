@@ -9,7 +9,11 @@ import pytest
 
 from noisegauge.judges import transport
 from noisegauge.judges.transport import (
-    Failure, Limits, RetriesExhausted, RetryPolicy, call_with_retries,
+    Failure,
+    Limits,
+    RetriesExhausted,
+    RetryPolicy,
+    call_with_retries,
 )
 
 _keys = itertools.count()

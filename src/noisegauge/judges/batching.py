@@ -2,11 +2,14 @@
 
 Strategies, for P premises and C claims (measured costs: ``bench/llm_cost.py``):
 
-- ``joint``: as many premises and claims per call as a prompt budget allows; the usual
-  sample (a reference or response plus a handful of chunks) is one call per matrix.
-- ``per_premise``: one call per premise with all its claims (P calls per matrix).
+- ``joint``: as many premises and claims per call as a prompt budget allows; a usual
+  sample (reference, response and a handful of chunks) is one call for both matrices.
+- ``per_premise``: one call per premise with all its claims (P calls).
 - ``per_claim_group``: one call per premise and group of ``group_size`` claims
-  (RAGChecker's joint checking, P·⌈C/k⌉ calls per matrix).
+  (RAGChecker's joint checking, P·⌈C/k⌉ calls).
+
+A premise may need only some claims (the reference is checked against the response's
+claims, the response against the reference's, chunks against both), hence ``needs``.
 
 Sizes are estimated tokens (``estimate_tokens``: ceil(chars / 4)); a single premise or
 claim bigger than the budget still gets a call of its own (text is never cut).
@@ -29,54 +32,83 @@ def estimate_tokens(text: str) -> int:
 
 @dataclass(frozen=True)
 class Job:
-    """One call's share: indexes into the premises and the claims."""
+    """One call's share: for each premise (index), the claims (indexes) to judge against it."""
 
-    premises: tuple[int, ...]
-    claims: tuple[int, ...]
+    pairs: tuple[tuple[int, tuple[int, ...]], ...]
+
+    @property
+    def premises(self) -> tuple[int, ...]:
+        return tuple(p for p, _ in self.pairs)
+
+    @property
+    def claims(self) -> tuple[int, ...]:
+        """Every claim the call mentions, in index order."""
+        return tuple(sorted({c for _, cs in self.pairs for c in cs}))
+
+    @property
+    def cells(self) -> int:
+        return sum(len(cs) for _, cs in self.pairs)
 
 
-def _pack(sizes: Sequence[int], budget: int, max_items: int) -> list[tuple[int, ...]]:
-    """Consecutive groups whose sizes add up to at most ``budget`` (greedy, in order)."""
-    groups: list[tuple[int, ...]] = []
+def _chunks(claims: Sequence[int], sizes: Sequence[int], budget: int,
+            max_items: int) -> list[tuple[int, ...]]:
+    """Consecutive runs of ``claims`` whose sizes add up to at most ``budget``."""
+    runs: list[tuple[int, ...]] = []
     current: list[int] = []
     used = 0
-    for i, size in enumerate(sizes):
-        if current and (used + size > budget or len(current) >= max_items):
-            groups.append(tuple(current))
+    for c in claims:
+        if current and (used + sizes[c] > budget or len(current) >= max_items):
+            runs.append(tuple(current))
             current, used = [], 0
-        current.append(i)
-        used += size
+        current.append(c)
+        used += sizes[c]
     if current:
-        groups.append(tuple(current))
-    return groups
+        runs.append(tuple(current))
+    return runs
 
 
-def plan(strategy: str, premise_sizes: Sequence[int], claim_sizes: Sequence[int], *,
-         group_size: int = 5, max_prompt_tokens: int = 6000, max_cells: int = 300) -> list[Job]:
-    """The calls that cover every (premise, claim) pair exactly once.
+def plan(strategy: str, premise_sizes: Sequence[int], claim_sizes: Sequence[int],
+         needs: Sequence[Sequence[int]] | None = None, *, group_size: int = 5,
+         max_prompt_tokens: int = 6000, max_cells: int = 300) -> list[Job]:
+    """The calls that cover every needed (premise, claim) pair exactly once.
 
-    >>> plan("joint", [50, 40, 40], [10, 10])
-    [Job(premises=(0, 1, 2), claims=(0, 1))]
+    ``needs[p]`` lists the claims to judge against premise ``p`` (default: all of them).
+
+    >>> [job.cells for job in plan("joint", [50, 40, 40], [10, 10])]
+    [6]
     >>> len(plan("per_premise", [50, 40, 40], [10, 10]))
     3
     >>> len(plan("per_claim_group", [50, 40], [10] * 7, group_size=5))
     4
+    >>> plan("joint", [50, 40], [10, 10, 10], needs=[[0, 1], [2]])[0].pairs
+    ((0, (0, 1)), (1, (2,)))
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r}: expected one of {', '.join(STRATEGIES)}")
-    if not premise_sizes or not claim_sizes:
-        return []
-    if strategy == "per_claim_group":
-        k = max(1, group_size)
-        return [Job((p,), tuple(range(i, min(i + k, len(claim_sizes)))))
-                for p in range(len(premise_sizes)) for i in range(0, len(claim_sizes), k)]
-    # Claims are shared by every premise of a call, so they get at most half the budget.
-    claim_groups = _pack(claim_sizes, max(1, max_prompt_tokens // 2), max(1, max_cells))
-    if strategy == "per_premise":
-        return [Job((p,), cg) for p in range(len(premise_sizes)) for cg in claim_groups]
-    jobs = []
-    for cg in claim_groups:
-        room = max(1, max_prompt_tokens - sum(claim_sizes[i] for i in cg))
-        for pg in _pack(premise_sizes, room, max(1, max_cells // len(cg))):
-            jobs.append(Job(pg, cg))
+    if needs is None:
+        needs = [range(len(claim_sizes))] * len(premise_sizes)
+    # Units: a premise with a run of its claims, small enough for one call on its own.
+    units: list[tuple[int, tuple[int, ...]]] = []
+    for p, wanted in enumerate(needs):
+        if strategy == "per_claim_group":
+            runs = _chunks(list(wanted), [0] * len(claim_sizes), 0, max(1, group_size))
+        else:
+            room = max(1, max_prompt_tokens - premise_sizes[p])
+            runs = _chunks(list(wanted), claim_sizes, room, max(1, max_cells))
+        units += [(p, run) for run in runs]
+    if strategy != "joint":
+        return [Job((unit,)) for unit in units]
+    # Joint: pack units into as few calls as the prompt budget and the cell limit allow.
+    jobs: list[Job] = []
+    current: list[tuple[int, tuple[int, ...]]] = []
+    for unit in units:
+        trial = Job((*current, unit))
+        size = sum(premise_sizes[p] for p in set(trial.premises)) + sum(
+            claim_sizes[c] for c in trial.claims)
+        if current and (size > max_prompt_tokens or trial.cells > max_cells):
+            jobs.append(Job(tuple(current)))
+            current = []
+        current.append(unit)
+    if current:
+        jobs.append(Job(tuple(current)))
     return jobs

@@ -52,11 +52,7 @@ def load_json(text: str) -> Any:
     return None if value == "" else value
 
 
-def read_claims(text: str) -> list[str] | None:
-    """The claims in an extraction answer, or None when the answer has no claims list."""
-    value = load_json(text)
-    if isinstance(value, dict):
-        value = value.get("claims", value.get("statements"))
+def _claim_list(value: object) -> list[str] | None:
     if not isinstance(value, list):
         return None
     claims = []
@@ -68,6 +64,31 @@ def read_claims(text: str) -> list[str] | None:
         if item.strip():
             claims.append(item.strip())
     return claims
+
+
+def read_claims(text: str, text_ids: Sequence[str]) -> dict[str, list[str]]:
+    """Text id -> its claims, for the ids whose list the answer gives in a readable form.
+
+    With a single text, a bare list or ``{"claims": [...]}`` is accepted too.
+    """
+    value = load_json(text)
+    if isinstance(value, dict) and len(value) == 1 and not set(map(_norm_id, value)) & set(
+            text_ids) and isinstance(next(iter(value.values())), dict):
+        value = next(iter(value.values()))  # {"result": {"t1": [...]}}
+    found: dict[str, list[str]] = {}
+    if isinstance(value, dict):
+        for key, item in value.items():
+            tid = _norm_id(key)
+            claims = _claim_list(item)
+            if tid in text_ids and claims is not None:
+                found[tid] = claims
+        if not found and len(text_ids) == 1:
+            value = value.get("claims", value.get("statements"))
+    if not found and len(text_ids) == 1:
+        claims = _claim_list(value)
+        if claims is not None:
+            found[text_ids[0]] = claims
+    return found
 
 
 def _norm_id(key: object) -> str:

@@ -5,6 +5,12 @@ llama.cpp, LM Studio, LiteLLM...), built on the official ``openai`` SDK.
 ``OPENAI_API_KEY`` are read (never written). The key never appears in identity(), repr(),
 results or error messages.
 
+- Few calls: what the orchestrator asks for at the same moment for one sample is merged
+  (``coalesce``): the response and the reference are extracted in one call, and both
+  verdict matrices are checked together, each distinct chunk sent once. With the default
+  ``joint`` strategy a usual sample costs 2 calls for every metric and both noise modes
+  (Ragas: 2n+3 per mode); ``per_premise`` and ``per_claim_group`` (k claims per call, as
+  RAGChecker) make smaller calls. Measured in ``bench/llm_cost.py``.
 - Output: JSON Schema (strict) first; a server that refuses it gets JSON mode, then plain
   text read tolerantly. The working mode is remembered per endpoint.
 - Verdicts are matched to claims by id. Missing ids, unreadable or truncated answers lead
@@ -29,6 +35,7 @@ from ..errors import InvalidInput, JudgeOutputError, MissingDependency
 from ..verdicts import Verdict
 from . import prompts
 from .batching import STRATEGIES, estimate_tokens, plan
+from .coalesce import Coalescer
 from .llm_output import read_claims, read_verdicts
 from .openai_chat import OUTPUT_MODES, ChatEndpoint, JudgeStats, public_url
 from .pricing import Price
@@ -94,6 +101,8 @@ class OpenAIJudge:
             policy=RetryPolicy(max_retries=s.max_retries, timeout=s.timeout),
             limits=Limits(s.max_concurrency, s.requests_per_minute, s.tokens_per_minute),
             prices=s.prices, stats=self.stats)
+        self._extracts = Coalescer(self._extract_batch)
+        self._checks = Coalescer(self._check_batch)
 
     def __repr__(self) -> str:
         return f"OpenAIJudge(model={self.model!r}, base_url={public_url(self.base_url)!r})"
@@ -113,71 +122,122 @@ class OpenAIJudge:
     # -- the Judge protocol --------------------------------------------------------------
 
     async def extract(self, text: str, question: str | None = None) -> list[str]:
+        """Claims of ``text``; texts asked for at once (a sample's response and reference)
+        share one call."""
         if not text.strip():
             return []
-        messages = prompts.extract_messages(text, question)
-        max_tokens = min(self.settings.max_output_tokens, 128 + 2 * estimate_tokens(text))
-        extra: list[prompts.Message] = []
-        for _ in range(1 + self.settings.max_repairs):
-            answer, finish = (await self._chat.complete(messages + extra, "claims",
-                                                   prompts.extract_schema(), max_tokens, 1))[0]
-            claims = read_claims(answer)
-            if finish != "length" and claims is not None:
-                return claims
-            self.stats.repairs += 1
-            if finish == "length":  # a cut list would silently drop claims: ask again, longer
-                max_tokens = self._longer(max_tokens, "claim extraction")
-                extra = []
-            else:
-                extra = _correction(answer, 'the JSON object {"claims": [...]}')
-        raise JudgeOutputError(f"no usable claim list from {self.model} after "
-                               f"{1 + self.settings.max_repairs} attempts; last answer: "
-                               f"{_snippet(answer)}")
+        return await self._extracts.submit((text, question or ""), group=question or "")
 
     async def check(self, premise: str, claims: Sequence[str]) -> list[Verdict]:
         return (await self.check_many([premise], claims))[0]
 
     async def check_many(self, premises: Sequence[str],
                          claims: Sequence[str]) -> list[list[Verdict]]:
-        """``result[p][c]``: claim c against premise p, packed into calls by ``strategy``."""
+        """``result[p][c]``: claim c against premise p. Matrices asked for at once (a
+        sample's two) are packed together by ``strategy``, each distinct premise sent once."""
         if not premises or not claims:
             return [[] for _ in premises]
-        # A blank premise states nothing, so it entails and contradicts nothing.
-        live = [i for i, p in enumerate(premises) if p.strip()]
-        s = self.settings
-        jobs = plan(s.strategy, [estimate_tokens(premises[i]) for i in live],
-                    [estimate_tokens(c) for c in claims], group_size=s.group_size,
-                    max_prompt_tokens=s.max_prompt_tokens, max_cells=s.max_cells)
-        found = await asyncio.gather(*(
-            self._check_job({prompts.premise_id(live[i]): premises[live[i]] for i in job.premises},
-                            {prompts.claim_id(j): claims[j] for j in job.claims})
-            for job in jobs))
-        merged = {cell: v for part in found for cell, v in part.items()}
-        return [[merged[prompts.premise_id(p), prompts.claim_id(c)] if p in live
-                 else Verdict.NEUTRAL for c in range(len(claims))] for p in range(len(premises))]
+        return await self._checks.submit((tuple(premises), tuple(claims)))
+
+    # -- extraction ----------------------------------------------------------------------
+
+    async def _extract_batch(self, items: list[tuple[str, str]]) -> list[list[str]]:
+        question = items[0][1]  # the coalescer groups by question
+        ids = {text: prompts.text_id(i) for i, text in enumerate(dict.fromkeys(t for t, _ in items))}
+        # Texts share a call while their estimated size fits the prompt budget.
+        groups: list[dict[str, str]] = [{}]
+        used = 0
+        for text, tid in ids.items():
+            size = estimate_tokens(text)
+            if groups[-1] and used + size > self.settings.max_prompt_tokens:
+                groups.append({})
+                used = 0
+            groups[-1][tid] = text
+            used += size
+        found: dict[str, list[str]] = {}
+        for part in await asyncio.gather(*(self._extract_group(g, question) for g in groups)):
+            found.update(part)
+        return [found[ids[text]] for text, _ in items]
+
+    async def _extract_group(self, texts: dict[str, str], question: str) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        todo = list(texts)
+        max_tokens = min(self.settings.max_output_tokens,
+                         128 + 2 * sum(estimate_tokens(t) for t in texts.values()))
+        extra: list[prompts.Message] = []
+        answer = ""
+        for _ in range(1 + self.settings.max_repairs):
+            messages = prompts.extract_messages({t: texts[t] for t in todo}, question)
+            answer, finish = (await self._chat.complete(
+                messages + extra, "claims", prompts.extract_schema(todo), max_tokens))[0]
+            if finish == "length":  # a cut list would silently drop claims: ask again, longer
+                self.stats.repairs += 1
+                max_tokens = self._longer(max_tokens, "claim extraction")
+                extra = []
+                continue
+            got = read_claims(answer, todo)
+            found.update(got)
+            todo = [t for t in todo if t not in found]
+            if not todo:
+                return found
+            self.stats.repairs += 1
+            extra = [] if got else _correction(answer, "the JSON object of claim lists")
+        raise JudgeOutputError(f"no usable claim list from {self.model} after "
+                               f"{1 + self.settings.max_repairs} attempts; last answer: "
+                               f"{_snippet(answer)}")
 
     # -- checking with repair and votes ----------------------------------------------------
 
-    async def _check_job(self, premises: dict[str, str],
-                         claims: dict[str, str]) -> dict[tuple[str, str], Verdict]:
+    async def _check_batch(self, items: list[tuple[tuple[str, ...], tuple[str, ...]]]
+                           ) -> list[list[list[Verdict]]]:
+        # Distinct premise and claim texts get ids; blank premises state nothing, so they
+        # entail and contradict nothing and are not sent.
+        pids: dict[str, int] = {}
+        cids: dict[str, int] = {}
+        needs: dict[int, dict[int, None]] = {}
+        for premises, claims in items:
+            for c in claims:
+                cids.setdefault(c, len(cids))
+            for p in premises:
+                if p.strip():
+                    row = needs.setdefault(pids.setdefault(p, len(pids)), {})
+                    row.update(dict.fromkeys(cids[c] for c in claims))
+        s = self.settings
+        ptexts, ctexts = list(pids), list(cids)
+        jobs = plan(s.strategy, [estimate_tokens(p) for p in ptexts],
+                    [estimate_tokens(c) for c in ctexts], [list(needs[i]) for i in range(len(ptexts))],
+                    group_size=s.group_size, max_prompt_tokens=s.max_prompt_tokens,
+                    max_cells=s.max_cells)
+        found = await asyncio.gather(*(self._check_job(
+            {prompts.premise_id(p): ptexts[p] for p in job.premises},
+            {prompts.claim_id(c): ctexts[c] for c in job.claims},
+            {prompts.premise_id(p): [prompts.claim_id(c) for c in cs] for p, cs in job.pairs})
+            for job in jobs))
+        merged = {cell: v for part in found for cell, v in part.items()}
+        return [[[merged[prompts.premise_id(pids[p]), prompts.claim_id(cids[c])] if p.strip()
+                  else Verdict.NEUTRAL for c in claims] for p in premises]
+                for premises, claims in items]
+
+    async def _check_job(self, premises: dict[str, str], claims: dict[str, str],
+                         pairs: dict[str, list[str]]) -> dict[tuple[str, str], Verdict]:
+        wanted = [(p, c) for p, cs in pairs.items() for c in cs]
         votes: dict[tuple[str, str], list[Verdict]] = {}
-        wanted = [(p, c) for p in premises for c in claims]
-        todo_p, todo_c = list(premises), list(claims)
-        max_tokens = min(self.settings.max_output_tokens,
-                         32 + len(todo_p) * (8 + 8 * len(todo_c)))
+        todo = pairs
+        max_tokens = min(self.settings.max_output_tokens, 32 + 8 * len(pairs) + 8 * len(wanted))
         extra: list[prompts.Message] = []
         answers: list[tuple[str, str]] = []
         for _ in range(1 + self.settings.max_repairs):
-            messages = prompts.check_messages({p: premises[p] for p in todo_p},
-                                              {c: claims[c] for c in todo_c})
+            used = sorted({c for cs in todo.values() for c in cs}, key=lambda c: int(c[1:]))
+            messages = prompts.check_messages({p: premises[p] for p in todo},
+                                              {c: claims[c] for c in used}, todo)
             answers = await self._chat.complete(messages + extra, "verdicts",
-                                           prompts.check_schema(todo_p, todo_c), max_tokens,
-                                           self.settings.votes)
-            open_cells = {cell for cell in wanted if cell not in votes}
+                                                prompts.check_schema(todo), max_tokens,
+                                                self.settings.votes)
+            open_cells = {(p, c) for p, cs in todo.items() for c in cs}
             got_any = False
             for text, _ in answers:
-                for cell, verdict in read_verdicts(text, todo_p, todo_c).items():
-                    if cell in open_cells:  # a decided cell keeps the votes of its round
+                for cell, verdict in read_verdicts(text, list(todo), used).items():
+                    if cell in open_cells:  # only what this round asked for
                         votes.setdefault(cell, []).append(verdict)
                         got_any = True
             missing = [cell for cell in wanted if cell not in votes]
@@ -186,9 +246,10 @@ class OpenAIJudge:
             self.stats.repairs += 1
             if any(finish == "length" for _, finish in answers):
                 max_tokens = self._longer(max_tokens, "verdicts")
-            # Re-ask only for the premises and claims that still lack a verdict.
-            todo_p = [p for p in premises if any(cell[0] == p for cell in missing)]
-            todo_c = [c for c in claims if any(cell[1] == c for cell in missing)]
+            # Re-ask only for the pairs that still lack a verdict.
+            todo = {}
+            for p, c in missing:
+                todo.setdefault(p, []).append(c)
             extra = [] if got_any else _correction(answers[0][0], "the JSON object of verdicts")
         else:
             lacking = sorted({c for _, c in missing}, key=lambda c: int(c[1:]))

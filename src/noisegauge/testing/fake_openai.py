@@ -131,8 +131,9 @@ def drop_ids(*ids: str) -> Callable[[str], str]:
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _STOP = frozenset(["a", "an", "the", "of", "in", "on", "at", "to", "for", "and", "or", "is", "are", "was", "were", "be", "by", "with", "as", "it", "its", "this", "that", "from"])
-_PREMISE = re.compile(r"<(p\d+)>\n(.*?)\n</\1>", re.DOTALL)
+_BLOCK = re.compile(r"<([pt]\d+)>\n(.*?)\n</\1>", re.DOTALL)
 _CLAIM = re.compile(r"^(c\d+): (.*)$", re.MULTILINE)
+_PAIRS = re.compile(r"^(p\d+): (.*)$", re.MULTILINE)
 
 
 def _words(text: str) -> set[str]:
@@ -152,13 +153,14 @@ def judge_responder(verdict: Callable[[str, str], str] = overlap_verdict,
     """Answers noisegauge's extraction and checking prompts like a (simple) model."""
     def respond(request: FakeRequest, choice: int) -> str:
         task = request.first_user
-        if "\nClaims:\n" in task and _PREMISE.search(task):
-            premises = dict(_PREMISE.findall(task))
-            listed = dict(_CLAIM.findall(task.split("\nClaims:\n", 1)[1]))
-            return json.dumps({pid: {cid: verdict(text, claim) for cid, claim in listed.items()}
-                               for pid, text in premises.items()})
-        if "Text:\n" in task:
-            return json.dumps({"claims": claims(task.split("Text:\n", 1)[1])})
+        blocks = dict(_BLOCK.findall(task))
+        if "\nClaims:\n" in task and "\nJudge:\n" in task:
+            listing, todo = task.split("\nClaims:\n", 1)[1].split("\nJudge:\n", 1)
+            listed = dict(_CLAIM.findall(listing))
+            return json.dumps({pid: {cid: verdict(blocks[pid], listed[cid]) for cid in cids.split()}
+                               for pid, cids in _PAIRS.findall(todo)})
+        if blocks and all(key.startswith("t") for key in blocks):
+            return json.dumps({tid: claims(text) for tid, text in blocks.items()})
         sentences = naive_sentences(request.last_user)
         return sentences[0] if sentences else ""
     return respond
@@ -205,13 +207,14 @@ class FakeOpenAIServer:
         """Requests to the chat-completions route, in arrival order."""
         return [r for r in self.requests if r.path.endswith("/chat/completions")]
 
-    def start(self) -> FakeOpenAIServer:
+    def start(self, port: int = 0) -> FakeOpenAIServer:
+        """Serve on 127.0.0.1:``port`` (0: any free port) from a background thread."""
         server = self
 
         class Handler(_Handler):
             owner = server
 
-        self._httpd = _Server(("127.0.0.1", 0), Handler)
+        self._httpd = _Server(("127.0.0.1", port), Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.02,), daemon=True,
                                         name="fake-openai")
@@ -361,3 +364,28 @@ class _Handler(BaseHTTPRequestHandler):
             with owner._lock:
                 owner.in_flight -= 1
         self._send(request.status, answer, headers)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m noisegauge.testing --port 8000``: serve until interrupted."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="A fake OpenAI-compatible chat server.")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds per request")
+    parser.add_argument("--api-key", default=None, help="require this bearer key")
+    parser.add_argument("--no-json-schema", action="store_true", help="refuse json_schema")
+    parser.add_argument("--no-json-object", action="store_true", help="refuse json_object")
+    parser.add_argument("--chatty-text", action="store_true",
+                        help="wrap plain-text answers in prose and a code fence")
+    args = parser.parse_args(argv)
+    server = FakeOpenAIServer(latency=args.latency, api_key=args.api_key,
+                              json_schema=not args.no_json_schema,
+                              json_object=not args.no_json_object, chatty_text=args.chatty_text)
+    server.start(args.port)
+    print(f"fake OpenAI-compatible server at {server.url} (Ctrl-C stops it)", flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        server.stop()
