@@ -440,3 +440,21 @@ def test_a_missing_text_is_re_asked_alone(fake_openai_server):
     assert asyncio.run(run()) == [["One.", "Two."], ["Three."]]
     retry = fake_openai_server.chat_requests()[1]
     assert "<t2>\nThree.\n</t2>" in retry.first_user and "<t1>" not in retry.first_user
+
+
+def test_wrong_base_url_says_what_to_check(fake_openai_server):
+    judge = get_judge("openai:m", base_url=fake_openai_server.url.removesuffix("/v1"))
+    with pytest.raises(JudgeUnavailable, match="404.*ends in /v1"):
+        asyncio.run(judge.check(PREMISES[0], CLAIMS))
+
+
+def test_unreachable_server_is_retried_then_reported(fast_retries, monkeypatch):
+    import socket
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    judge = get_judge("openai:m", base_url=f"http://127.0.0.1:{port}/v1", max_retries=2)
+    with pytest.raises(JudgeUnavailable, match="server running.*gave up after 3 attempts"):
+        asyncio.run(judge.check(PREMISES[0], CLAIMS))
+    assert len(fast_retries) == 2

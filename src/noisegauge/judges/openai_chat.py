@@ -245,4 +245,9 @@ class ChatEndpoint:
         text = f"{self.model} at {public_url(self.base_url)}: {status}{type(exc).__name__}: {exc}"
         if isinstance(exc, openai.AuthenticationError) and self._api_key == NO_KEY:
             text += " (no API key: pass api_key= or set OPENAI_API_KEY)"
+        elif isinstance(exc, openai.NotFoundError):
+            text += (" (check the model name, and that base_url is the API root, which for "
+                     "most servers ends in /v1)")
+        elif isinstance(exc, openai.APIConnectionError):
+            text += " (is the server running at that address?)"
         return redact(text, self._api_key)

@@ -73,10 +73,14 @@ class JudgeSettings:
         if self.output_mode not in ("auto", *OUTPUT_MODES):
             raise InvalidInput(f"output_mode={self.output_mode!r}: expected auto or one of "
                                f"{', '.join(OUTPUT_MODES)}")
-        for name in ("group_size", "max_prompt_tokens", "max_cells", "votes", "max_output_tokens",
-                     "max_concurrency"):
-            if getattr(self, name) < 1:
-                raise InvalidInput(f"{name} must be at least 1, got {getattr(self, name)}")
+        for name, low in (("group_size", 1), ("max_prompt_tokens", 1), ("max_cells", 1),
+                          ("votes", 1), ("max_output_tokens", 1), ("max_concurrency", 1),
+                          ("max_repairs", 0), ("max_retries", 0), ("temperature", 0)):
+            value = getattr(self, name)
+            if value is not None and value < low:
+                raise InvalidInput(f"{name} must be at least {low}, got {value}")
+        if self.timeout <= 0:
+            raise InvalidInput(f"timeout must be positive, got {self.timeout}")
 
 
 class OpenAIJudge:
@@ -112,11 +116,11 @@ class OpenAIJudge:
         ident = {"judge": "openai", "model": self.model, "base_url": public_url(self.base_url),
                  "prompt_version": prompts.PROMPT_VERSION, "strategy": s.strategy,
                  "temperature": self._temperature(), "seed": s.seed, "votes": s.votes,
-                 "output_mode": s.output_mode}
+                 "output_mode": s.output_mode, "max_prompt_tokens": s.max_prompt_tokens}
         if s.strategy == "per_claim_group":
             ident["group_size"] = s.group_size
-        if s.strategy == "joint":
-            ident.update(max_prompt_tokens=s.max_prompt_tokens, max_cells=s.max_cells)
+        else:
+            ident["max_cells"] = s.max_cells
         return ident
 
     # -- the Judge protocol --------------------------------------------------------------

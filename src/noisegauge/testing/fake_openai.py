@@ -321,7 +321,7 @@ class _Handler(BaseHTTPRequestHandler):
             pass
 
     def do_GET(self) -> None:
-        if self.path.rstrip("/").endswith("/models"):
+        if self.path.split("?")[0].rstrip("/") == "/v1/models":
             self._send(200, {"object": "list", "data": [{"id": "fake", "object": "model"}]}, {})
         else:
             self._send(404, _error(f"no route {self.path}"), {})
@@ -337,7 +337,7 @@ class _Handler(BaseHTTPRequestHandler):
             request = FakeRequest(seq=len(owner.requests), path=self.path, body=body,
                                   headers={k.lower(): v for k, v in self.headers.items()})
             owner.requests.append(request)
-        if not self.path.rstrip("/").endswith("/chat/completions"):
+        if self.path.split("?")[0].rstrip("/") != "/v1/chat/completions":
             request.status = 404
             self._send(404, _error(f"no route {self.path}"), {})
             return
