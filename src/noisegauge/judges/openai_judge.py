@@ -1,0 +1,318 @@
+"""The LLM judge for any OpenAI-compatible chat endpoint (OpenAI, Azure OpenAI, vLLM, Ollama,
+llama.cpp, LM Studio, LiteLLM...), built on the official ``openai`` SDK.
+
+``get_judge("openai:MODEL", base_url=..., api_key=...)``; without them ``OPENAI_BASE_URL`` and
+``OPENAI_API_KEY`` are read (never written). The key never appears in identity(), repr(),
+results or error messages.
+
+- Few calls: what the orchestrator asks for at the same moment for one sample is merged
+  (``coalesce``): the response and the reference are extracted in one call, and both
+  verdict matrices are checked together, each distinct chunk sent once. With the default
+  ``joint`` strategy a usual sample costs 2 calls for every metric and both noise modes
+  (Ragas: 2n+3 per mode); ``per_premise`` and ``per_claim_group`` (k claims per call, as
+  RAGChecker) make smaller calls. Measured in ``bench/llm_cost.py``.
+- Output: JSON Schema (strict) first; a server that refuses it gets JSON mode, then plain
+  text read tolerantly. The working mode is remembered per endpoint.
+- Verdicts are matched to claims by id. Missing ids, unreadable or truncated answers lead
+  to a re-ask of only what is missing (with more max_tokens when truncated); a claim still
+  without a verdict raises ``JudgeOutputError``. Nothing is guessed.
+- Retries, timeouts and rate limits live in ``transport`` (the SDK's own retries are off).
+- ``votes=k`` asks for k answers per check (``n=k``) and takes the majority per verdict;
+  ``judge.stats`` reports how often the votes agreed.
+- Usage (calls, tokens, retries, USD cost from ``pricing``) is recorded after every call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+from ..errors import InvalidInput, JudgeOutputError, MissingDependency
+from ..verdicts import Verdict
+from . import prompts
+from .batching import STRATEGIES, estimate_tokens, plan
+from .coalesce import Coalescer
+from .llm_output import read_claims, read_verdicts
+from .openai_chat import OUTPUT_MODES, ChatEndpoint, JudgeStats, public_url
+from .pricing import Price
+from .transport import Limits, RetryPolicy
+
+__all__ = ["DEFAULT_BASE_URL", "JudgeSettings", "JudgeStats", "OpenAIJudge", "make_judge"]
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """Everything tunable about the LLM judge; defaults suit a hosted or local endpoint."""
+
+    strategy: str = "joint"            #: joint | per_premise | per_claim_group
+    group_size: int = 5                #: claims per call for per_claim_group
+    max_prompt_tokens: int = 6000      #: estimated prompt budget of one joint call
+    max_cells: int = 300               #: premise×claim verdicts per call at most
+    temperature: float | None = None   #: None: 0, or 0.7 when votes > 1
+    seed: int | None = 0               #: sent to servers that support it; None: not sent
+    votes: int = 1                     #: answers per check; majority vote when > 1
+    output_mode: str = "auto"          #: auto | json_schema | json_object | text
+    max_repairs: int = 2               #: re-asks for missing or unreadable verdicts
+    max_output_tokens: int = 4096      #: ceiling when re-asking truncated answers
+    max_concurrency: int = 16          #: concurrent requests per endpoint (base_url + model)
+    requests_per_minute: float | None = None
+    tokens_per_minute: float | None = None
+    timeout: float = 120.0             #: seconds per attempt
+    max_retries: int = 6               #: retries of 429 / 5xx / timeouts / dropped connections
+    prices: Mapping[str, Price] | None = None  #: model -> (USD in, USD out) per 1M tokens
+
+    def __post_init__(self) -> None:
+        if self.strategy not in STRATEGIES:
+            raise InvalidInput(f"strategy={self.strategy!r}: expected one of {', '.join(STRATEGIES)}")
+        if self.output_mode not in ("auto", *OUTPUT_MODES):
+            raise InvalidInput(f"output_mode={self.output_mode!r}: expected auto or one of "
+                               f"{', '.join(OUTPUT_MODES)}")
+        for name, low in (("group_size", 1), ("max_prompt_tokens", 1), ("max_cells", 1),
+                          ("votes", 1), ("max_output_tokens", 1), ("max_concurrency", 1),
+                          ("max_repairs", 0), ("max_retries", 0), ("temperature", 0)):
+            value = getattr(self, name)
+            if value is not None and value < low:
+                raise InvalidInput(f"{name} must be at least {low}, got {value}")
+        if self.timeout <= 0:
+            raise InvalidInput(f"timeout must be positive, got {self.timeout}")
+
+
+class OpenAIJudge:
+    """Extracts claims and checks them with an LLM behind a chat-completions endpoint."""
+
+    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
+                 **settings: Any) -> None:
+        known = {f.name for f in fields(JudgeSettings)}
+        unknown = sorted(set(settings) - known)
+        if unknown:
+            raise InvalidInput(f"unknown option(s) for the OpenAI judge: {', '.join(unknown)} "
+                               f"(known: {', '.join(sorted(known))})")
+        if not model:
+            raise InvalidInput("the OpenAI judge needs a model name, e.g. openai:gpt-4o-mini")
+        self.model = model
+        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        self.settings = s = JudgeSettings(**settings)
+        self.stats = JudgeStats()
+        self._chat = ChatEndpoint(
+            model, self.base_url, api_key or os.environ.get("OPENAI_API_KEY"),
+            output_mode=s.output_mode, temperature=self._temperature(), seed=s.seed,
+            policy=RetryPolicy(max_retries=s.max_retries, timeout=s.timeout),
+            limits=Limits(s.max_concurrency, s.requests_per_minute, s.tokens_per_minute),
+            prices=s.prices, stats=self.stats)
+        self._extracts = Coalescer(self._extract_batch)
+        self._checks = Coalescer(self._check_batch)
+
+    def __repr__(self) -> str:
+        return f"OpenAIJudge(model={self.model!r}, base_url={public_url(self.base_url)!r})"
+
+    def identity(self) -> dict[str, Any]:
+        s = self.settings
+        ident = {"judge": "openai", "model": self.model, "base_url": public_url(self.base_url),
+                 "prompt_version": prompts.PROMPT_VERSION, "strategy": s.strategy,
+                 "temperature": self._temperature(), "seed": s.seed, "votes": s.votes,
+                 "output_mode": s.output_mode, "max_prompt_tokens": s.max_prompt_tokens}
+        if s.strategy == "per_claim_group":
+            ident["group_size"] = s.group_size
+        else:
+            ident["max_cells"] = s.max_cells
+        return ident
+
+    # -- the Judge protocol --------------------------------------------------------------
+
+    async def extract(self, text: str, question: str | None = None) -> list[str]:
+        """Claims of ``text``; texts asked for at once (a sample's response and reference)
+        share one call."""
+        if not text.strip():
+            return []
+        return await self._extracts.submit((text, question or ""), group=question or "")
+
+    async def check(self, premise: str, claims: Sequence[str]) -> list[Verdict]:
+        return (await self.check_many([premise], claims))[0]
+
+    async def check_many(self, premises: Sequence[str],
+                         claims: Sequence[str]) -> list[list[Verdict]]:
+        """``result[p][c]``: claim c against premise p. Matrices asked for at once (a
+        sample's two) are packed together by ``strategy``, each distinct premise sent once."""
+        if not premises or not claims:
+            return [[] for _ in premises]
+        return await self._checks.submit((tuple(premises), tuple(claims)))
+
+    # -- extraction ----------------------------------------------------------------------
+
+    async def _extract_batch(self, items: list[tuple[str, str]]) -> list[list[str]]:
+        question = items[0][1]  # the coalescer groups by question
+        ids = {text: prompts.text_id(i) for i, text in enumerate(dict.fromkeys(t for t, _ in items))}
+        # Texts share a call while their estimated size fits the prompt budget.
+        groups: list[dict[str, str]] = [{}]
+        used = 0
+        for text, tid in ids.items():
+            size = estimate_tokens(text)
+            if groups[-1] and used + size > self.settings.max_prompt_tokens:
+                groups.append({})
+                used = 0
+            groups[-1][tid] = text
+            used += size
+        found: dict[str, list[str]] = {}
+        for part in await asyncio.gather(*(self._extract_group(g, question) for g in groups)):
+            found.update(part)
+        return [found[ids[text]] for text, _ in items]
+
+    async def _extract_group(self, texts: dict[str, str], question: str) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        todo = list(texts)
+        max_tokens = min(self.settings.max_output_tokens,
+                         128 + 2 * sum(estimate_tokens(t) for t in texts.values()))
+        extra: list[prompts.Message] = []
+        answer = ""
+        for _ in range(1 + self.settings.max_repairs):
+            messages = prompts.extract_messages({t: texts[t] for t in todo}, question)
+            answer, finish = (await self._chat.complete(
+                messages + extra, "claims", prompts.extract_schema(todo), max_tokens))[0]
+            if finish == "length":  # a cut list would silently drop claims: ask again, longer
+                self.stats.repairs += 1
+                max_tokens = self._longer(max_tokens, "claim extraction")
+                extra = []
+                continue
+            got = read_claims(answer, todo)
+            found.update(got)
+            todo = [t for t in todo if t not in found]
+            if not todo:
+                return found
+            self.stats.repairs += 1
+            extra = [] if got else _correction(answer, "the JSON object of claim lists")
+        raise JudgeOutputError(f"no usable claim list from {self.model} after "
+                               f"{1 + self.settings.max_repairs} attempts; last answer: "
+                               f"{_snippet(answer)}")
+
+    # -- checking with repair and votes ----------------------------------------------------
+
+    async def _check_batch(self, items: list[tuple[tuple[str, ...], tuple[str, ...]]]
+                           ) -> list[list[list[Verdict]]]:
+        # Distinct premise and claim texts get ids; blank premises state nothing, so they
+        # entail and contradict nothing and are not sent.
+        pids: dict[str, int] = {}
+        cids: dict[str, int] = {}
+        needs: dict[int, dict[int, None]] = {}
+        for premises, claims in items:
+            for c in claims:
+                cids.setdefault(c, len(cids))
+            for p in premises:
+                if p.strip():
+                    row = needs.setdefault(pids.setdefault(p, len(pids)), {})
+                    row.update(dict.fromkeys(cids[c] for c in claims))
+        s = self.settings
+        ptexts, ctexts = list(pids), list(cids)
+        jobs = plan(s.strategy, [estimate_tokens(p) for p in ptexts],
+                    [estimate_tokens(c) for c in ctexts], [list(needs[i]) for i in range(len(ptexts))],
+                    group_size=s.group_size, max_prompt_tokens=s.max_prompt_tokens,
+                    max_cells=s.max_cells)
+        found = await asyncio.gather(*(self._check_job(
+            {prompts.premise_id(p): ptexts[p] for p in job.premises},
+            {prompts.claim_id(c): ctexts[c] for c in job.claims},
+            {prompts.premise_id(p): [prompts.claim_id(c) for c in cs] for p, cs in job.pairs})
+            for job in jobs))
+        merged = {cell: v for part in found for cell, v in part.items()}
+        return [[[merged[prompts.premise_id(pids[p]), prompts.claim_id(cids[c])] if p.strip()
+                  else Verdict.NEUTRAL for c in claims] for p in premises]
+                for premises, claims in items]
+
+    async def _check_job(self, premises: dict[str, str], claims: dict[str, str],
+                         pairs: dict[str, list[str]]) -> dict[tuple[str, str], Verdict]:
+        wanted = [(p, c) for p, cs in pairs.items() for c in cs]
+        votes: dict[tuple[str, str], list[Verdict]] = {}
+        todo = pairs
+        max_tokens = min(self.settings.max_output_tokens, 32 + 8 * len(pairs) + 8 * len(wanted))
+        extra: list[prompts.Message] = []
+        answers: list[tuple[str, str]] = []
+        for _ in range(1 + self.settings.max_repairs):
+            used = sorted({c for cs in todo.values() for c in cs}, key=lambda c: int(c[1:]))
+            messages = prompts.check_messages({p: premises[p] for p in todo},
+                                              {c: claims[c] for c in used}, todo)
+            answers = await self._chat.complete(messages + extra, "verdicts",
+                                                prompts.check_schema(todo), max_tokens,
+                                                self.settings.votes)
+            open_cells = {(p, c) for p, cs in todo.items() for c in cs}
+            got_any = False
+            for text, _ in answers:
+                for cell, verdict in read_verdicts(text, list(todo), used).items():
+                    if cell in open_cells:  # only what this round asked for
+                        votes.setdefault(cell, []).append(verdict)
+                        got_any = True
+            missing = [cell for cell in wanted if cell not in votes]
+            if not missing:
+                break
+            self.stats.repairs += 1
+            if any(finish == "length" for _, finish in answers):
+                max_tokens = self._longer(max_tokens, "verdicts")
+            # Re-ask only for the pairs that still lack a verdict.
+            todo = {}
+            for p, c in missing:
+                todo.setdefault(p, []).append(c)
+            extra = [] if got_any else _correction(answers[0][0], "the JSON object of verdicts")
+        else:
+            lacking = sorted({c for _, c in missing}, key=lambda c: int(c[1:]))
+            raise JudgeOutputError(
+                f"{self.model} gave no verdict for claim(s) "
+                + ", ".join(f"{c} ({_snippet(claims[c], 40)})" for c in lacking)
+                + f" after {1 + self.settings.max_repairs} attempts; last answer: "
+                + _snippet(answers[0][0] if answers else ""))
+        return {cell: self._decide(vs) for cell, vs in votes.items()}
+
+    def _decide(self, votes: list[Verdict]) -> Verdict:
+        """Majority of the votes; a tie is not a decision, so it counts as neutral."""
+        if len(votes) == 1 and self.settings.votes == 1:
+            return votes[0]
+        counts = Counter(votes).most_common()
+        top = counts[0][1]
+        self.stats.voted_verdicts += 1
+        self.stats.unanimous_verdicts += len(counts) == 1
+        self.stats.majority_share_sum += top / len(votes)
+        winners = [v for v, n in counts if n == top]
+        return winners[0] if len(winners) == 1 else Verdict.NEUTRAL
+
+    def _longer(self, max_tokens: int, what: str) -> int:
+        if max_tokens >= self.settings.max_output_tokens:
+            raise JudgeOutputError(
+                f"{self.model}'s {what} answer was cut at max_output_tokens={max_tokens}; "
+                "raise max_output_tokens or use a strategy with smaller calls")
+        return min(self.settings.max_output_tokens, max_tokens * 2)
+
+    def _temperature(self) -> float:
+        if self.settings.temperature is not None:
+            return self.settings.temperature
+        return 0.7 if self.settings.votes > 1 else 0.0
+
+    async def aclose(self) -> None:
+        """Close the HTTP client of the running loop (optional; clients die with their loop)."""
+        await self._chat.aclose()
+
+
+def _snippet(text: str, limit: int = 120) -> str:
+    text = " ".join(text.split())
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+def _correction(answer: str, wanted: str) -> list[prompts.Message]:
+    """Follow-up turn after an unreadable answer (a changed input, so a retry can differ)."""
+    return [{"role": "assistant", "content": answer},
+            {"role": "user", "content": f"That reply could not be read. Reply again with only "
+                                        f"{wanted}, covering every id, and nothing else."}]
+
+
+def make_judge(arg: str | None, **kwargs: Any) -> OpenAIJudge:
+    """Registry factory: ``get_judge("openai:MODEL", base_url=..., api_key=..., **settings)``."""
+    try:
+        import openai  # noqa: F401
+    except ImportError:
+        raise MissingDependency("the OpenAI judge", "openai", "openai") from None
+    if not arg:
+        raise InvalidInput("the OpenAI judge needs a model: get_judge('openai:MODEL'), "
+                           "e.g. openai:gpt-4o-mini or openai:llama3.1:8b")
+    return OpenAIJudge(arg, **kwargs)
+
