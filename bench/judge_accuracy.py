@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import csv
 import json
+import re
 import sys
 import time
 from collections.abc import Iterator
@@ -122,12 +123,59 @@ async def evaluate(judge: Any, items: list[Item]) -> tuple[dict[str, float], int
     return binary_scores(gold, pred), pairs, seconds
 
 
-def iter_rows(results: dict[str, tuple[dict[str, float], int, float]]) -> Iterator[str]:
-    yield f"{'set':<16}{'n':>6}{'bal_acc':>9}{'P(ent)':>8}{'R(ent)':>8}{'pairs/s':>10}"
+_WORD = re.compile(r"\w+")
+_BASE_STOP = frozenset(["a", "an", "the", "and", "or", "of", "to", "in", "on", "at", "by", "for", "with", "from", "as", "is", "are", "was", "were", "be", "been", "it", "its", "this", "that", "these", "those", "he", "she", "they", "his", "her", "their", "which", "who"])
+
+
+def overlap_baseline(items: list[Item]) -> tuple[float, float]:
+    """The trivial reference: max over chunks of the share of the text's words found in the
+    chunk, with the threshold tuned on this very set (an upper bound for that rule).
+    Returns (balanced accuracy, tuned threshold)."""
+    scores, gold = [], []
+    for it in items:
+        words = {w for w in _WORD.findall(it.text.lower()) if w not in _BASE_STOP}
+        best = 0.0
+        for p in it.premises:
+            pw = set(_WORD.findall(p.lower()))
+            best = max(best, len(words & pw) / len(words) if words else 1.0)
+        scores.append(best)
+        gold.append(it.label)
+    best_acc, best_t = 0.0, 0.0
+    for t in sorted(set(scores)):
+        acc = binary_scores(gold, [s >= t for s in scores])["bal_acc"]
+        if acc > best_acc:
+            best_acc, best_t = acc, t
+    return best_acc, best_t
+
+
+def example_agreement(judge: Any, path: Path = ROOT / "examples" / "support_bot.jsonl") -> tuple[int, int]:
+    """Response sentences whose evidence bucket matches ``metadata.expected_buckets``."""
+    from noisegauge import Sample, score_sample
+
+    agree = total = 0
+    with open(path, encoding="utf-8") as f:
+        for row, line in enumerate(f):
+            rec = json.loads(line)
+            res = score_sample(Sample.from_record(rec, row), judge)
+            got = [c.bucket for c in res.evidence.response_claims] if res.evidence else []
+            expected = rec["metadata"]["expected_buckets"]
+            agree += sum(a == b for a, b in zip(expected, got))
+            total += len(expected)
+    return agree, total
+
+
+def iter_rows(results: dict[str, tuple[dict[str, float], int, float]],
+              baseline: dict[str, tuple[float, float]] | None = None) -> Iterator[str]:
+    head = f"{'set':<16}{'n':>6}{'bal_acc':>9}{'P(ent)':>8}{'R(ent)':>8}{'pairs/s':>10}"
+    yield head + (f"{'baseline':>10}{'(thr)':>7}" if baseline else "")
     for name, (s, pairs, sec) in results.items():
         rate = pairs / sec if sec else float("inf")
-        yield (f"{name:<16}{int(s['n']):>6}{s['bal_acc']:>9.3f}{s['precision']:>8.3f}"
+        row = (f"{name:<16}{int(s['n']):>6}{s['bal_acc']:>9.3f}{s['precision']:>8.3f}"
                f"{s['recall']:>8.3f}{rate:>10.0f}")
+        if baseline and name in baseline:
+            acc, thr = baseline[name]
+            row += f"{acc:>10.3f}{thr:>7.2f}"
+        yield row
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -137,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=0, help="first N items of each set (0: all)")
     ap.add_argument("--sets", default="", help="comma-separated subset of set names")
     ap.add_argument("--protocol", choices=["extract", "whole"], default="extract")
+    ap.add_argument("--no-examples", action="store_true", help="skip the example bucket row")
     args = ap.parse_args(argv)
     PROTOCOL["value"] = args.protocol
     from noisegauge.judges.base import judge_identity
@@ -150,9 +199,15 @@ def main(argv: list[str] | None = None) -> int:
     for name, items in sets.items():
         items = items[: args.limit] if args.limit else items
         results[name] = asyncio.run(evaluate(judge, items))
+    baseline = {name: overlap_baseline(items[: args.limit] if args.limit else items)
+                for name, items in sets.items()}
     print(f"judge: {json.dumps(judge_identity(judge))}")
-    for row in iter_rows(results):
+    print("baseline: max over chunks of word coverage, threshold tuned on each set (oracle)")
+    for row in iter_rows(results, baseline):
         print(row)
+    if not args.no_examples:
+        agree, total = example_agreement(judge)
+        print(f"examples/support_bot.jsonl buckets agreeing with expected_buckets: {agree}/{total}")
     total_pairs = sum(p for _, p, _ in results.values())
     total_sec = sum(s for *_, s in results.values())
     print(f"all pairs: {total_pairs} in {total_sec:.2f}s = {total_pairs / total_sec:.0f} pairs/s "

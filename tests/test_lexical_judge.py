@@ -118,3 +118,48 @@ def test_weights_load_without_numpy_or_sklearn() -> None:
             "if m in sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == []
+
+
+# Regressions found on examples/support_bot.jsonl: cues are judged where the premise says the
+# claim, not anywhere in the chunk.
+RATE_LIMITS = ("Developer Docs › Rate limits. Limits apply per workspace, not per token. Team "
+               "workspaces can make up to 1,500 API requests per minute. Requests over the limit "
+               "receive an HTTP 429 response with a Retry-After header.")
+REFUNDS = ("Annual plans can be refunded within 30 days of purchase. After 30 days, annual "
+           "plans are not refundable.")
+
+
+@pytest.mark.parametrize("premise,claim,expected", [
+    # A claim standing verbatim in the premise; the "not per token" negation is elsewhere.
+    (RATE_LIMITS, "Team workspaces can make up to 1,500 API requests per minute.", E),
+    # Another name near an anchor word in an unrelated sentence is not a contradiction.
+    (("Trust Center › Moving regions. A workspace owner can request a region move under "
+      "Settings › Data residency. Region moves are completed within 10 business days."),
+     "Yes, a Team workspace can use the EU region.", N),
+    # A leading "Yes," states nothing the premise must hold.
+    (("Yes, Team workspaces can choose the EU region. EU-region data is stored in Frankfurt, "
+      "Germany. Region moves are completed within 10 business days."),
+     "Yes, a Team workspace can use the EU region.", E),
+    # Per user == per seat, and "per user per month" includes "per month".
+    ("On monthly billing, Pro costs $29 per user per month.",
+     "On monthly billing, each Pro seat costs $29 per month.", E),
+    # A negation in the next sentence does not deny this one.
+    (REFUNDS, "Annual plans can be refunded within 30 days of purchase.", E),
+    (REFUNDS, "Annual plans are not refundable within 30 days of purchase.", C),
+    # Product codes compare whole, like numbers.
+    (("NG-TEAM-M is the monthly Team subscription. "
+      "NG-TEAM-Y is the annual Team subscription."),
+     "The monthly Team subscription SKU is NG-TM-M.", C),
+    ("NG-TEAM-M is the monthly Team subscription.", "The monthly Team subscription is NG-TEAM-M.", E),
+    # Numbers written as words or with separators.
+    ("Failed deliveries are retried up to five times.", "Failed deliveries are retried 5 times.", E),
+])
+def test_support_bot_regressions(judge: LexicalJudge, premise: str, claim: str,
+                                 expected: Verdict) -> None:
+    assert verdict(judge, premise, claim) is expected
+
+
+def test_code_never_entailed_by_a_near_miss(judge: LexicalJudge) -> None:
+    premise = "Order Desk › SKU list. The Dock is sold as NG-HW-DOCK."
+    assert verdict(judge, premise, "The Dock is sold as NG-HW-DOCK2.") is not E
+    assert verdict(judge, premise, "The Dock is sold as NG-HW-DOC.") is not E

@@ -113,3 +113,21 @@ def test_no_text_is_dropped(parts: list[tuple[str, str]]) -> None:
 def test_extract_is_the_async_face_of_extract_spans() -> None:
     text = "The Pro plan costs $49. It includes SSO."
     assert asyncio.run(LexicalJudge().extract(text)) == texts(text)
+
+
+def test_code_before_a_period_is_not_an_initial() -> None:
+    text = ("The monthly Team subscription SKU is NG-TM-M. "
+            "The annual Team subscription SKU is NG-TEAM-Y.")
+    assert [c.text for c in extract_spans(text)] == [
+        "The monthly Team subscription SKU is NG-TM-M.",
+        "The annual Team subscription SKU is NG-TEAM-Y."]
+    first = extract_spans("J. R. Smith wrote it. It sold well.")[0]
+    assert first.text == "J. R. Smith wrote it."
+
+
+def test_sentences_glued_without_a_space_are_split() -> None:
+    from noisegauge.judges.lexical.split import sentence_spans
+
+    text = "It is in Vancouver, British Columbia.Kings of Leon is a band. See Node.js docs."
+    assert [text[a:b] for a, b in sentence_spans(text)] == [
+        "It is in Vancouver, British Columbia.", "Kings of Leon is a band.", "See Node.js docs."]

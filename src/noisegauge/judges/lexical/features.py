@@ -1,9 +1,10 @@
 """Features of a (premise, claim) pair and the hard cues that decide contradiction.
 
-A premise is analysed once (cached): its sentences' content stems, quantities, negated
-words and capitalised words. A claim is compared with the whole premise and with its best
-window (one or two adjacent sentences), so a long chunk that mentions every word somewhere
-does not pass for one that says the claim in one place.
+A premise is analysed once (cached): per sentence, its content stems, quantities, codes,
+negated words and capitalised words. A claim is aligned with its best window (one to three
+consecutive sentences) and its best single sentence, so a long chunk that mentions every word
+somewhere does not pass for one that says the claim in one place, and a cue (a negation, an
+opposite, another name or number) only counts where the premise talks about the claim.
 """
 
 from __future__ import annotations
@@ -16,10 +17,15 @@ from itertools import pairwise
 from .split import sentence_spans
 from .text import MONTHS, NEGATIONS, Quantity, Token, quantities, tokenize
 
-__all__ = ["FEATURES", "Analysis", "Cues", "analyse", "pair_features"]
+__all__ = ["FEATURES", "MONOTONE", "Analysis", "Cues", "analyse", "pair_features"]
 
-FEATURES = ("cov", "cov_win", "cov_fuzzy", "cov_plain", "ent_cov", "has_ent", "miss_w",
-            "miss_max", "bigram", "run", "n_log", "prem_log", "num_miss", "neg_diff", "antonym")
+FEATURES = ("cov", "cov_win", "cov_sent", "cov_fuzzy", "cov_plain", "ent_cov", "miss_w",
+            "miss_max", "bigram", "lcs", "num_miss", "neg_diff", "antonym")
+#: Direction each feature may move p(entailed) in (+1 up, -1 down, 0 free): the combiner is
+#: trained under these constraints so it cannot learn a dataset quirk that reverses them.
+#: Nothing measures the claim's or the premise's length: in the training sets length tells
+#: the source (and HaluEval's right answers from its hallucinated ones), not entailment.
+MONOTONE = (1, 1, 1, 1, 1, 1, -1, -1, 1, 1, -1, -1, -1)
 
 # Stems of opposite pairs; a claim word whose opposite stands in the premise is a contradiction cue.
 _ANTONYM_PAIRS = [
@@ -32,7 +38,8 @@ _ANTONYM_PAIRS = [
     ("possibl", "imposs"), ("legal", "illeg"), ("true", "fals"), ("alway", "never"),
     ("above", "below"), ("buy", "sell"), ("import", "export"), ("gain", "loss"),
     ("start", "end"), ("older", "younger"), ("oldest", "youngest"), ("internal", "external"),
-    ("monthly", "annual"), ("major", "minor"), ("add", "remov"), ("add", "drop"), ("public", "privat"), ("junior", "senior"),
+    ("month", "annual"), ("major", "minor"), ("add", "remov"), ("add", "drop"),
+    ("public", "privat"), ("junior", "senior"),
     ("가능", "불가능"), ("증가", "감소"), ("포함", "제외"), ("허용", "금지"), ("이전", "이후"),
     ("최대", "최소"), ("유료", "무료"), ("상승", "하락"), ("성공", "실패"), ("월간", "연간"),
 ]
@@ -41,6 +48,8 @@ for _a, _b in _ANTONYM_PAIRS:
     _ANTONYMS.setdefault(_a, set()).add(_b)
     _ANTONYMS.setdefault(_b, set()).add(_a)
 
+_MAX_WINDOW = 3  # sentences
+
 
 @dataclass(frozen=True)
 class Analysis:
@@ -48,20 +57,21 @@ class Analysis:
 
     tokens: tuple[Token, ...]
     content: tuple[int, ...]            # indices of content tokens
-    sentences: tuple[frozenset[str], ...]
+    sentences: tuple[frozenset[str], ...]  # per sentence: content stems
     sent_of: tuple[int, ...]            # sentence index of each token
     norms: frozenset[str]
     prefixes: frozenset[str]            # Hangul word prefixes and 5-letter Latin prefixes
     quantities: tuple[Quantity, ...]
-    negated: tuple[frozenset[str], ...]  # per sentence: content stems in a negation's scope
-    bigrams: frozenset[tuple[str, str]]
+    negated: tuple[frozenset[str], ...]  # per sentence: stems right after a negation (its head)
+    positions: dict[str, tuple[int, ...]]  # stem -> its ranks among the content tokens
     entities: frozenset[str]            # stems written with a capital not at sentence start
     initial: frozenset[str]             # capitalised sentence-initial stems
+    codes: frozenset[str]               # product codes and identifiers (NG-TEAM-M)
 
 
 def _weight(tok: Token, entity: bool) -> float:
     """IDF stand-in: names and numbers weigh most, long words more than short ones."""
-    if tok.kind == "num" or entity:
+    if tok.kind in ("num", "code") or entity:
         return 2.0
     n = len(tok.norm)
     if tok.hangul:
@@ -88,8 +98,10 @@ def analyse(text: str) -> Analysis:
     tt = tuple(tokens)
     content = tuple(i for i, t in enumerate(tt) if not t.stop)
     prefixes: set[str] = set()
-    for i in content:
+    positions: dict[str, list[int]] = {}
+    for rank, i in enumerate(content):
         t = tt[i]
+        positions.setdefault(t.norm, []).append(rank)
         if t.hangul:
             low = t.text.lower()
             prefixes.update(low[:k] for k in range(2, len(low) + 1))
@@ -98,15 +110,27 @@ def analyse(text: str) -> Analysis:
     negated: list[set[str]] = [set() for _ in sentence_sets]
     for i, t in enumerate(tt):
         if _is_negation(tt, i):
-            scope = range(i + 1, min(i + 4, len(tt))) if not t.hangul \
-                else range(max(0, i - 2), i)  # Korean negation follows the verb it negates
-            negated[sent_of[i]].update(tt[j].norm for j in scope if not tt[j].stop
-                                       and tt[j].norm not in NEGATIONS)
-    cn = [tt[i].norm for i in content]
-    return Analysis(tt, content, tuple(sentence_sets), tuple(sent_of), frozenset(cn),
-                    frozenset(prefixes), tuple(quantities(tt)),
-                    tuple(frozenset(n) for n in negated), frozenset(pairwise(cn)),
-                    frozenset(entities), frozenset(initial))
+            head = _negated_head(tt, i, sent_of)
+            if head is not None:
+                negated[sent_of[i]].add(head)
+    return Analysis(tt, content, tuple(sentence_sets), tuple(sent_of),
+                    frozenset(tt[i].norm for i in content), frozenset(prefixes),
+                    tuple(quantities(tt)), tuple(frozenset(n) for n in negated),
+                    {k: tuple(v) for k, v in positions.items()}, frozenset(entities),
+                    frozenset(initial), frozenset(t.norm for t in tt if t.kind == "code"))
+
+
+def _negated_head(tt: tuple[Token, ...], i: int, sent_of: list[int]) -> str | None:
+    """The word a negation denies: the first content word after it in its sentence ("not
+    refundable"), or before it in Korean ("해지할 수 없습니다"). Only that word, so "not per
+    token" or "but not monthly plans" does not deny the rest of the sentence."""
+    scope = range(i + 1, min(i + 4, len(tt))) if not tt[i].hangul else range(i - 1, max(-1, i - 3), -1)
+    for j in scope:
+        if sent_of[j] != sent_of[i]:
+            return None
+        if not tt[j].stop and tt[j].norm not in NEGATIONS:
+            return tt[j].norm
+    return None
 
 
 def _is_negation(tt: tuple[Token, ...], i: int) -> bool:
@@ -129,6 +153,9 @@ class Cues:
     reason: str | None
 
 
+_NO_CUE = Cues(False, False, None)
+
+
 def _covered_fuzzy(norm: str, text: str, hangul: bool, prem: Analysis) -> bool:
     if norm in prem.norms:
         return True
@@ -138,110 +165,153 @@ def _covered_fuzzy(norm: str, text: str, hangul: bool, prem: Analysis) -> bool:
     return len(norm) >= 6 and norm[:5] in prem.prefixes
 
 
-def _qty_match(q: Quantity, prem: Analysis) -> str:
-    """'same' when the premise states this value (compatible unit), 'other' when it states the
-    same kind of quantity with another value, else 'absent'."""
+def _qty_match(q: Quantity, prem: Analysis, window: range) -> str:
+    """'same' when the premise states this value (compatible unit and rates), 'other' when the
+    aligned window states the same kind of quantity with another value, else 'absent'."""
     q_unit, _, q_rate = q.unit.partition("/")
+    q_rates = set(q_rate.split("+")) if q_rate else set()
     hard = q_unit and not q_unit.startswith("w:")
     other = False
     for p in prem.quantities:
         p_unit, _, p_rate = p.unit.partition("/")
+        p_rates = set(p_rate.split("+")) if p_rate else set()
         p_hard = p_unit and not p_unit.startswith("w:")
-        rate_ok = not q_rate or not p_rate or q_rate == p_rate  # $49 vs $49 per month: fine
+        # "$29 per month" is "$29 per user per month" said shorter; "$29 per year" is not.
+        rate_ok = not q_rates or not p_rates or q_rates <= p_rates or p_rates <= q_rates
         if p.value == q.value and rate_ok and (not hard or not p_hard or p_unit == q_unit):
             return "same"
-        if q_unit and p_unit == q_unit:
+        if q_unit and p_unit == q_unit and prem.sent_of[p.pos] in window:
             other = True
     return "other" if other else "absent"
+
+
+Item = tuple[str, float, bool, bool, bool]  # (stem, weight, is name/number, exact, fuzzy)
 
 
 def pair_features(prem: Analysis, claim: Analysis) -> tuple[list[float], Cues]:
     """Feature vector (order of ``FEATURES``) and hard cues of ``claim`` against ``prem``."""
     toks = claim.tokens
-    items = []  # (norm, weight, entity, exact, fuzzy)
+    items: list[Item] = []
     for k in claim.content:
         t = toks[k]
-        ent = t.norm in claim.entities or t.kind == "num" or t.text.lower() in MONTHS
+        ent = t.norm in claim.entities or t.kind in ("num", "code") or t.text.lower() in MONTHS
         exact = t.norm in prem.norms
         items.append((t.norm, _weight(t, ent), ent, exact,
                       exact or _covered_fuzzy(t.norm, t.text, t.hangul, prem)))
-    total = sum(w for _, w, *_ in items) or 1.0
+    total = sum(it[1] for it in items) or 1.0
     cov = sum(w for _, w, _, e, _ in items if e) / total
     cov_fuzzy = sum(w for _, w, _, _, f in items if f) / total
-    cov_plain = (sum(1 for *_, e, _ in items if e) / len(items)) if items else 1.0
-    ents = [e for _, _, ent, e, _ in items if ent]
-    ent_cov = sum(ents) / len(ents) if ents else 1.0
-    missing = [w for _, w, _, _, f in items if not f]
-    # Best window: one sentence or two adjacent ones.
+    # Best window of 1-3 consecutive sentences, and best single sentence (ties: the shorter).
     sets = prem.sentences
-    best, best_i = 0.0, 0
+    sent_cov = [sum(w for n, w, *_ in items if n in s) / total for s in sets]
+    best, win = 0.0, range(1)
     for i in range(len(sets)):
-        win = _window(sets, i)
-        c = sum(w for n, w, *_ in items if n in win) / total
-        if c > best:
-            best, best_i = c, i
+        acc: frozenset[str] = frozenset()
+        for j in range(i, min(i + _MAX_WINDOW, len(sets))):
+            acc = acc | sets[j]
+            c = sum(w for n, w, *_ in items if n in acc) / total
+            if c > best + 1e-9:
+                best, win = c, range(i, j + 1)
+    win_set: frozenset[str] = frozenset().union(*(sets[i] for i in win)) if sets else frozenset()
+    in_win = [n in win_set for n, *_ in items]
+    cov_plain = sum(in_win) / len(items) if items else 1.0
+    ents = [x for (_, _, ent, *_), x in zip(items, in_win) if ent]
+    ent_cov = sum(ents) / len(ents) if ents else 1.0
+    # Missing: neither in the window nor matched loosely (a shared prefix) anywhere.
+    missing = [w for (_, w, _, e, f), x in zip(items, in_win) if not x and not (f and not e)]
     norms = [n for n, *_ in items]
     pairs = list(pairwise(norms))
-    bigram = sum(1 for p in pairs if p in prem.bigrams) / len(pairs) if pairs else cov
-    run = cur = 0
-    for *_, f in items:
-        cur = cur + 1 if f else 0
-        run = max(run, cur)
-    # Topic: how much of the claim *besides* its names and numbers the best window holds.
-    topic_total = sum(w for _, w, ent, *_ in items if not ent)
-    topic = sum(w for n, w, ent, *_ in items if not ent and n in _window(sets, best_i)) \
-        / topic_total if topic_total else best
-    cues = _cues(prem, claim, items, topic, best_i)
-    feats = [cov, best, cov_fuzzy, cov_plain, ent_cov, 1.0 if ents else 0.0,
-             math.log1p(sum(missing)), max(missing, default=0.0), bigram,
-             run / len(items) if items else 1.0, math.log1p(len(items)),
-             math.log1p(len(prem.content)), 1.0 if cues.reason == "number" else 0.0,
-             1.0 if cues.reason == "negation" else 0.0, 1.0 if cues.reason == "antonym" else 0.0]
+    bigram = sum(1 for a, b in pairs if a in win_set and b in win_set and _adjacent(prem, a, b)) \
+        / len(pairs) if pairs else best
+    lcs = _longest_run(prem, norms) / len(norms) if norms else 1.0
+    cues = _cues(prem, claim, items, win, win_set, sent_cov)
+    feats = [cov, best, max(sent_cov, default=0.0), cov_fuzzy, cov_plain, ent_cov,
+             math.log1p(sum(missing)), max(missing, default=0.0), bigram, lcs,
+             1.0 if cues.reason in ("number", "code") else 0.0,
+             1.0 if cues.reason == "negation" else 0.0,
+             1.0 if cues.reason in ("antonym", "entity") else 0.0]
     return feats, cues
 
 
-def _window(sets: tuple[frozenset[str], ...], i: int) -> frozenset[str]:
-    """Sentence ``i`` and the next one."""
-    return sets[i] | sets[i + 1] if i + 1 < len(sets) else sets[i] if sets else frozenset()
+def _adjacent(prem: Analysis, a: str, b: str) -> bool:
+    pb = set(prem.positions.get(b, ()))
+    return any(p + 1 in pb for p in prem.positions.get(a, ()))
 
 
-def _cues(prem: Analysis, claim: Analysis, items: list[tuple[str, float, bool, bool, bool]],
-          topic: float, best_i: int) -> Cues:
-    # "About the same thing": most of the claim's other content is in one place in the premise.
+def _longest_run(prem: Analysis, norms: list[str]) -> int:
+    """Longest run of consecutive claim content words that stands verbatim in the premise."""
+    best = 0
+    runs: dict[int, int] = {}
+    for n in norms:
+        runs = {p: runs.get(p - 1, 0) + 1 for p in prem.positions.get(n, ())}
+        best = max(best, max(runs.values(), default=0))
+    return best
+
+
+def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
+          win_set: frozenset[str], sent_cov: list[float]) -> Cues:
+    # "About the same thing": most of the claim besides its names and numbers is in the window.
+    topic_total = sum(w for _, w, ent, *_ in items if not ent)
+    topic = sum(w for n, w, ent, *_ in items if not ent and n in win_set) / topic_total \
+        if topic_total else 1.0
     on_topic = topic >= 0.6
     for q in claim.quantities:
-        state = _qty_match(q, prem)
+        state = _qty_match(q, prem, win)
         if state != "same":
             return Cues(True, on_topic and state == "other", "number")
+    for code in claim.codes - prem.codes:
+        other = any(t.kind == "code" and prem.sent_of[i] in win for i, t in enumerate(prem.tokens))
+        return Cues(True, on_topic and other, "code")
     claim_months = {t.text.lower() for t in claim.tokens if t.text.lower() in MONTHS}
-    prem_months = {t.text.lower() for t in prem.tokens if t.text.lower() in MONTHS}
-    if claim_months - prem_months:
-        return Cues(True, on_topic and bool(prem_months), "number")
-    # Negation: a word negated on one side and asserted on the other, in the best window.
+    if claim_months:
+        prem_months = {t.text.lower() for t in prem.tokens if t.text.lower() in MONTHS}
+        if claim_months - prem_months:
+            win_months = {t.text.lower() for i, t in enumerate(prem.tokens)
+                          if t.text.lower() in MONTHS and prem.sent_of[i] in win}
+            return Cues(True, on_topic and bool(win_months), "number")
+    if not sent_cov:
+        return _NO_CUE
+    # Negation and opposites: judged on the sentence that says the claim best (ties: the one
+    # without a conflict), so "After 30 days, plans are not refundable" next to "Plans can be
+    # refunded within 30 days" does not deny the latter.
     claim_words = {n for n, *_ in items}
     claim_neg = frozenset().union(*claim.negated) if claim.negated else frozenset()
-    win_neg = _window(prem.negated, best_i)
-    win = _window(prem.sentences, best_i)
-    if (claim_neg - win_neg) & win or (win_neg - claim_neg) & claim_words:
+    top = max(sent_cov)
+    order = sorted((i for i, c in enumerate(sent_cov) if c >= top - 1e-9),
+                   key=lambda i: _neg_conflict(prem, i, claim_words, claim_neg))
+    s = order[0]
+    if top >= 0.5 and _neg_conflict(prem, s, claim_words, claim_neg):
         return Cues(True, on_topic, "negation")
-    if claim_neg and not win_neg and topic >= 0.8:
-        return Cues(True, True, "negation")
-    for n, *_rest in items:
+    sent = prem.sentences[s]
+    for n in claim_words:
         opposite = _ANTONYMS.get(n)
-        if opposite and n not in win and opposite & win - claim_words:
+        if opposite and n not in win_set and opposite & sent - claim_words:
             return Cues(True, on_topic, "antonym")
-    swap = _entity_swap(prem, claim, best_i)
-    if swap:
+    if _entity_swap(prem, claim, items, win):
         return Cues(True, on_topic, "entity")
-    return Cues(False, False, None)
+    return _NO_CUE
 
 
-def _entity_swap(prem: Analysis, claim: Analysis, best_i: int) -> bool:
-    """A claim name missing from the premise whose neighbour word in the best window has
-    another name next to it: "Enterprise plan" vs "Pro plan", "Model X" vs "Model Y"."""
+def _neg_conflict(prem: Analysis, s: int, claim_words: set[str], claim_neg: frozenset[str]) -> bool:
+    """Sentence ``s`` denies a word the claim asserts, or asserts one the claim denies; or the
+    claim is negated and the sentence, which says nearly all of it, is not."""
+    neg = prem.negated[s]
+    sent = prem.sentences[s]
+    if (neg - claim_neg) & claim_words or (claim_neg - neg) & sent:
+        return True
+    if claim_neg and not neg:
+        words = claim_words - claim_neg
+        return bool(words) and len(words & sent) / len(words) >= 0.8
+    return False
+
+
+def _entity_swap(prem: Analysis, claim: Analysis, items: list[Item], win: range) -> bool:
+    """A claim name missing from the premise whose neighbour word has another name next to it
+    in a window sentence that holds most of the claim: "Enterprise plan" vs "Pro plan"."""
     toks = claim.tokens
     ptoks = prem.tokens
-    in_window = [i for i, s in enumerate(prem.sent_of) if s in (best_i, best_i + 1)]
+    topic = [(n, w) for n, w, ent, *_ in items if not ent]
+    topic_total = sum(w for _, w in topic) or 1.0
     for k, t in enumerate(toks):
         if not (t.norm in claim.entities or t.norm in claim.initial) or t.norm in prem.norms:
             continue
@@ -250,12 +320,14 @@ def _entity_swap(prem: Analysis, claim: Analysis, best_i: int) -> bool:
             if not 0 <= j < len(toks) or toks[j].stop or toks[j].kind != "word":
                 continue
             anchor = toks[j].norm
-            for pi in in_window:
+            for pi, pt in enumerate(ptoks):
                 pj = pi - step
-                if ptoks[pi].norm != anchor or not 0 <= pj < len(ptoks):
+                if pt.norm != anchor or prem.sent_of[pi] not in win or not 0 <= pj < len(ptoks):
                     continue
                 other = ptoks[pj]
+                s = prem.sent_of[pi]
                 if other.capital and not other.stop and other.norm not in claim.norms \
-                        and other.norm != anchor and prem.sent_of[pj] == prem.sent_of[pi]:
+                        and other.norm != anchor and prem.sent_of[pj] == s \
+                        and sum(w for n, w in topic if n in prem.sentences[s]) / topic_total >= 0.6:
                     return True
     return False

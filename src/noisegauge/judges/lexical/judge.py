@@ -2,8 +2,9 @@
 
 Verdicts: a hard mismatch (number, date, unit, negation, antonym, swapped name) is never
 entailed; it is ``contradicted`` when the premise clearly talks about the same thing,
-``neutral`` otherwise. Everything else is ``entailed`` when the learned combiner's
-probability reaches its threshold (fixed in the weights file), else ``neutral``.
+``neutral`` otherwise. Everything else is ``entailed`` when the claim's content words stand
+verbatim and in order in the premise, or when the learned combiner's probability reaches its
+threshold (fixed in the weights file); else ``neutral``.
 """
 
 from __future__ import annotations
@@ -15,14 +16,16 @@ from typing import Any
 
 from ...verdicts import Verdict
 from ..base import Usage, record_usage
-from .features import Cues, analyse, pair_features
+from .features import FEATURES, Cues, analyse, pair_features
 from .model import Combiner, load_combiner
 from .split import extract_spans
 
 __all__ = ["JUDGE_VERSION", "Explanation", "LexicalJudge"]
 
+_LCS = FEATURES.index("lcs")
+
 #: Bump when splitting, features or the decision rule change (it keys caches).
-JUDGE_VERSION = "1"
+JUDGE_VERSION = "2"
 
 
 def answer_part(claim: str) -> str:
@@ -68,12 +71,12 @@ class LexicalJudge:
             return Explanation(Verdict.NEUTRAL, 0.0, "claim has no content words")
         feats, cues = pair_features(prem, cl)
         p = self._model.probability(feats)
-        return Explanation(self._decide(p, cues), p, cues.reason)
+        return Explanation(self._decide(p, cues, feats[_LCS] >= 1.0), p, cues.reason)
 
-    def _decide(self, p: float, cues: Cues) -> Verdict:
+    def _decide(self, p: float, cues: Cues, verbatim: bool) -> Verdict:
         if cues.contradiction:
             return Verdict.CONTRADICTED
-        if cues.mismatch or p < self.threshold:
+        if cues.mismatch or (p < self.threshold and not verbatim):
             return Verdict.NEUTRAL
         return Verdict.ENTAILED
 

@@ -31,7 +31,9 @@ class ClaimSpan:
 _ABBREV_NEVER = frozenset(["dr", "mr", "mrs", "ms", "prof", "sr", "jr", "st", "vs", "e.g", "i.e", "cf", "fig", "no", "nos", "vol", "approx", "gen", "col", "lt", "sgt", "rev", "hon", "mt", "ft", "u.s", "u.k", "u.n", "a.m", "p.m", "ph.d", "b.a", "m.a", "dept", "est", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"])
 _ABBREV_MAYBE_END = frozenset(["etc", "inc", "ltd", "corp", "co", "llc", "al"])
 
-_END = re.compile(r"[.!?。！？]+[\"'”’)\]]*(?=\s)|[。！？]+")
+_END = re.compile(r"[.!?。！？]+[\"'”’)\]]*(?=\s)|[。！？]+"
+                  # Scraped text that lost the space: "in Vancouver.Kings of Leon is"
+                  r"|(?<=[a-z]{2}[.!?])(?=[A-Z][a-z])")
 _KO_END = re.compile(r"(?:습니다|입니다|합니다|됩니다|니다|세요|어요|아요|해요|에요|예요)(?=\s)")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)\.?[\"'”’)\]]*$")
 _MARKER = re.compile(r"^[ \t]*(?:(#{1,6})[ \t]+|>[ \t]*|(?:[-*+•·]|\d{1,3}[.)])[ \t]+)")
@@ -69,8 +71,10 @@ def _ends_sentence(text: str, dot: int, after: int, limit: int) -> bool:
     m = _WORD_BEFORE.search(text, max(0, dot - 24), dot + 1)  # bounded: long texts stay linear
     word = m.group(1).lower().rstrip(".") if m else ""
     nxt = text[after:limit].lstrip()[:1]
-    if word in _ABBREV_NEVER or (len(word) == 1 and word.isalpha()):
-        return False  # "Dr. Smith", "J. Doe", "U.S. law"
+    before = text[m.start(1) - 1] if m and m.start(1) > 0 else ""
+    in_code = before == "-" or before.isdigit()
+    if word in _ABBREV_NEVER or (len(word) == 1 and word.isalpha() and not in_code):
+        return False  # "Dr. Smith", "J. Doe", "U.S. law"; but "SKU NG-TM-M." ends a sentence
     if "." in word and len(word) <= 6:
         return False  # other dotted abbreviations
     if nxt.islower() and nxt.isascii():

@@ -18,6 +18,7 @@ __all__ = [
     "MONTHS",
     "NEGATIONS",
     "STOPWORDS",
+    "SYNONYMS",
     "Quantity",
     "Token",
     "is_hangul",
@@ -30,7 +31,11 @@ _STEMMER = snowballstemmer.stemmer("english")
 
 # Word, version, number (with thousands separators and decimals), currency sign, percent.
 _TOKEN = re.compile(
-    r"(?P<ver>\bv\d+(?:\.\d+)+\b|\bv\d+\b)"
+    # Product codes and identifiers: hyphenated upper-case (NG-TM-M) or upper-case with digits
+    # (H200, COVID-19). Compared whole, like numbers: one wrong letter is another product.
+    r"(?P<code>\b[A-Z0-9]*[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+\b(?!-)"
+    r"|\b(?=[A-Z0-9]*[A-Z])(?=[A-Z0-9]*[0-9])[A-Z0-9]{2,}\b(?!-))"
+    r"|(?P<ver>\bv\d+(?:\.\d+)+\b|\bv\d+\b)"
     r"|(?P<ord>\d+(?:st|nd|rd|th)\b)"
     r"|(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)*)"
     r"|(?P<ko>[\uac00-\ud7a3]+)"
@@ -39,7 +44,20 @@ _TOKEN = re.compile(
     re.UNICODE,
 )
 
-STOPWORDS = frozenset(["a", "an", "the", "and", "or", "but", "if", "then", "else", "of", "to", "in", "on", "at", "by", "for", "with", "from", "into", "onto", "about", "as", "than", "so", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "done", "doing", "have", "has", "had", "having", "will", "would", "shall", "should", "can", "could", "may", "might", "must", "it", "its", "it's", "they", "them", "their", "theirs", "this", "that", "these", "those", "there", "here", "he", "him", "his", "she", "her", "hers", "we", "us", "our", "ours", "you", "your", "yours", "i", "me", "my", "mine", "who", "whom", "whose", "which", "what", "when", "where", "why", "how", "also", "just", "only", "very", "too", "more", "most", "much", "many", "some", "any", "each", "every", "such", "own", "same", "other", "another", "both", "either", "neither", "all", "few", "s", "t", "not", "no", "nor", "up", "down", "out", "over", "under", "again", "further", "once", "during", "before", "after", "above", "below", "between", "through", "while", "because", "until", "against", "per", "via", "etc", "e", "g", "i", "ie", "eg", "one's", "said", "says", "say"])
+STOPWORDS = frozenset(["a", "an", "the", "and", "or", "but", "if", "then", "else", "of", "to", "in", "on", "at", "by", "for", "with", "from", "into", "onto", "about", "as", "than", "so", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "done", "doing", "have", "has", "had", "having", "will", "would", "shall", "should", "can", "could", "may", "might", "must", "it", "its", "it's", "they", "them", "their", "theirs", "this", "that", "these", "those", "there", "here", "he", "him", "his", "she", "her", "hers", "we", "us", "our", "ours", "you", "your", "yours", "i", "me", "my", "mine", "who", "whom", "whose", "which", "what", "when", "where", "why", "how", "also", "just", "only", "very", "too", "more", "most", "much", "many", "some", "any", "each", "every", "such", "own", "same", "other", "another", "both", "either", "neither", "all", "few", "s", "t", "not", "no", "nor", "up", "down", "out", "over", "under", "again", "further", "once", "during", "before", "after", "above", "below", "between", "through", "while", "because", "until", "against", "per", "via", "etc", "e", "g", "i", "ie", "eg", "one's", "said", "says", "say",
+    # Interjections that open answers ("Yes, X."): they state nothing the premise must hold.
+    "yes", "yeah", "yep", "yup", "ok", "okay", "oh", "hi", "hello", "hey", "um", "uh"])
+
+# A small closed list of support-domain synonyms, as stems: the left one is read as the right one.
+SYNONYMS = {
+    "seat": "user", "member": "user", "termin": "cancel", "reimburs": "refund",
+    "permit": "allow", "let": "allow", "purchas": "buy", "select": "choos", "pick": "choos",
+    "begin": "start", "commenc": "start", "finish": "end", "receiv": "get", "obtain": "get",
+    "need": "requir", "price": "cost", "assist": "help", "deliveri": "ship",
+    "deliv": "ship", "larg": "big", "small": "littl", "quick": "fast", "rapid": "fast",
+    "automobil": "car", "film": "movi", "kid": "child", "children": "child",
+    "talk": "speak", "spoke": "speak", "spoken": "speak", "initi": "start",
+}
 
 # Cues that flip a clause's polarity (English and Korean forms).
 NEGATIONS = frozenset(["not", "no", "never", "none", "nothing", "nobody", "neither", "nor", "cannot", "can't", "won't", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "weren't", "hasn't", "haven't", "hadn't", "shouldn't", "wouldn't", "couldn't", "mustn't", "without", "unable", "fail", "fails", "failed", "lack", "lacks", "lacked", "않", "않는", "않다", "않습니다", "않아요", "않은", "않고", "없", "없다", "없는", "없습니다", "없어요", "없이", "못", "못한", "안", "아니", "아닌", "아니다", "아닙니다"])
@@ -71,7 +89,7 @@ _UNITS = {
     "year": "year", "years": "year", "yr": "year", "년": "year",
     "gb": "gb", "mb": "mb", "kb": "kb", "tb": "tb", "kg": "kg", "g": "g", "mg": "mg",
     "km": "km", "m": "m", "cm": "cm", "mm": "mm", "mile": "mile", "miles": "mile",
-    "user": "user", "users": "user", "seat": "seat", "seats": "seat", "명": "user",
+    "user": "user", "users": "user", "seat": "user", "seats": "user", "명": "user",
     "times": "times", "x": "times", "배": "times", "version": "version", "버전": "version",
     "million": "million", "billion": "billion", "trillion": "trillion",
 }
@@ -94,7 +112,10 @@ def stem(word: str) -> str:
     w = w.removesuffix("'s")
     if is_hangul(w):
         return _ko_stem(w)
-    return str(_STEMMER.stemWord(w.replace("'", "")))
+    if w in _NUMBER_WORDS and _NUMBER_WORDS[w] >= 2:
+        return _num_norm(_NUMBER_WORDS[w])  # "five" and "5" compare equal ("one" is a pronoun)
+    s = str(_STEMMER.stemWord(w.replace("'", "")))
+    return SYNONYMS.get(s, s)
 
 
 @lru_cache(maxsize=100_000)
@@ -141,7 +162,9 @@ def tokenize(text: str) -> tuple[Token, ...]:
     out: list[Token] = []
     for m in _TOKEN.finditer(text):
         t = m.group()
-        if m.group("ver"):
+        if m.group("code"):
+            out.append(Token(t, t.upper(), "code", True, False))
+        elif m.group("ver"):
             out.append(Token(t, "v" + t[1:].lower(), "num", False, False))
         elif m.group("ord"):  # 9th, 21st: compared as words, not as quantities
             out.append(Token(t, t.lower(), "word", False, False))
@@ -211,18 +234,28 @@ _ADVERB_RATE = {"monthly": "month", "annually": "year", "yearly": "year", "weekl
 
 
 def _rate(tokens: tuple[Token, ...], j: int, prev: str) -> str:
-    """"$49 per month", "$49/month", "$49 monthly", "월 49달러" -> "month"."""
-    if j < len(tokens):
+    """"$49 per month", "$49/month", "$49 monthly", "월 49달러" -> "month"; several rates
+    ("$29 per user per month") -> "month+user" (sorted; a seat is a user)."""
+    found: set[str] = set()
+    while j < len(tokens) and len(found) < 3:
         w = tokens[j].text.lower()
+        step = 1
         if w in _PER and j + 1 < len(tokens):
-            w = _unit_key(tokens[j + 1])
+            w, step = _unit_key(tokens[j + 1]), 2
         elif w in _ADVERB_RATE:
-            return _ADVERB_RATE[w]
+            found.add(_ADVERB_RATE[w])
+            j += 1
+            continue
         else:
             w = _unit_key(tokens[j])
-        if _UNITS.get(w) in _RATE_UNITS:
-            return _UNITS[w]
-    return _KO_RATE.get(prev, "")
+        unit = _UNITS.get(w)
+        if unit not in _RATE_UNITS or (step == 1 and found):
+            break  # "$49 month" once, but "per user month" is not a second rate
+        found.add("user" if unit == "seat" else str(unit))
+        j += step
+    if not found and prev in _KO_RATE:
+        found.add(_KO_RATE[prev])
+    return "+".join(sorted(found))
 
 
 def _unit_key(tok: Token) -> str:
