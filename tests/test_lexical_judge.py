@@ -163,3 +163,16 @@ def test_code_never_entailed_by_a_near_miss(judge: LexicalJudge) -> None:
     premise = "Order Desk › SKU list. The Dock is sold as NG-HW-DOCK."
     assert verdict(judge, premise, "The Dock is sold as NG-HW-DOCK2.") is not E
     assert verdict(judge, premise, "The Dock is sold as NG-HW-DOC.") is not E
+
+
+@pytest.mark.parametrize("premise,claim", [
+    # Quantifiers and order words the premise does not state are claims it does not make.
+    (("David Lee Roth is an American rock vocalist. In 2007, he was inducted into the Rock and "
+      "Roll Hall of Fame. Cia Berg is a Swedish television presenter and singer."),
+     "Both David Lee Roth and Cia Berg were inducted into the Rock and Roll Hall of Fame."),
+    ("Annual plans can be refunded within 30 days of purchase.",
+     "Only annual plans can be refunded within 30 days of purchase."),
+])
+def test_unstated_operator_words_are_not_entailed(judge: LexicalJudge, premise: str,
+                                                  claim: str) -> None:
+    assert verdict(judge, premise, claim) is not E

@@ -131,3 +131,20 @@ def test_sentences_glued_without_a_space_are_split() -> None:
     text = "It is in Vancouver, British Columbia.Kings of Leon is a band. See Node.js docs."
     assert [text[a:b] for a, b in sentence_spans(text)] == [
         "It is in Vancouver, British Columbia.", "Kings of Leon is a band.", "See Node.js docs."]
+
+
+def test_long_sentences_split_into_facts() -> None:
+    # A relative clause, an appositive and a second predicate each become a fact of their own,
+    # with the words that say what the fact is about.
+    assert texts("They announced the departure of club captain Per Mertesacker, who retired "
+                 "to become their new academy coach.") == [
+        "They announced the departure of club captain Per Mertesacker",
+        "Per Mertesacker retired to become their new academy coach"]
+    assert texts("Arnold is currently the publisher and editorial director of Media Play News, "
+                 "one of five Hollywood trades.") == [
+        "Arnold is currently the publisher and editorial director of Media Play News",
+        "Media Play News is one of five Hollywood trades"]
+    assert texts("He was waived on November 5, 2018 and was re-signed to the practice squad.") == [
+        "He was waived on November 5, 2018", "He was re-signed to the practice squad."]
+    # Short sentences stay whole: one fact, or too little to split safely.
+    assert texts("The Pro plan, which is new, costs $49.") == ["The Pro plan, which is new, costs $49."]

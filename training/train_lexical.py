@@ -129,7 +129,7 @@ def fit(X: np.ndarray, y: np.ndarray, groups: np.ndarray, m: np.ndarray) -> dict
     assert np.allclose(p, clf.predict_proba(X)[:, 1], atol=1e-3), "tree export disagrees"
     best_t, best_s = 0.5, -1.0
     for t in np.linspace(0.2, 0.8, 61):
-        ok = ((p >= t) | (X[:, VERBATIM] >= 1.0)) & ~m
+        ok = ((p >= t) | verbatim(X)) & ~m
         s = np.mean([bal_acc(y[groups == g], ok[groups == g])
                      for g in np.unique(groups)])
         if s > best_s:
@@ -155,12 +155,18 @@ def probabilities(model: dict[str, Any], X: np.ndarray) -> np.ndarray:
 
 
 VERBATIM = FEATURES.index("lcs")
+OPERATORS = FEATURES.index("op_miss")
+
+
+def verbatim(X: np.ndarray) -> np.ndarray:
+    """The judge's override: content words verbatim and in order, no unstated operator word."""
+    return (X[:, VERBATIM] >= 1.0) & (X[:, OPERATORS] == 0)
 
 
 def predict(model: dict[str, Any], X: np.ndarray, m: np.ndarray) -> np.ndarray:
     """As the judge decides: no hard mismatch, and the claim stands verbatim in the premise or
     the combiner's probability reaches the threshold."""
-    return ((probabilities(model, X) >= model["threshold"]) | (X[:, VERBATIM] >= 1.0)) & ~m
+    return ((probabilities(model, X) >= model["threshold"]) | verbatim(X)) & ~m
 
 
 def bal_acc(y: np.ndarray, pred: np.ndarray) -> float:

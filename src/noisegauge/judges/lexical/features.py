@@ -20,12 +20,13 @@ from .text import MONTHS, NEGATIONS, Quantity, Token, quantities, tokenize
 __all__ = ["FEATURES", "MONOTONE", "Analysis", "Cues", "analyse", "pair_features"]
 
 FEATURES = ("cov", "cov_win", "cov_sent", "cov_fuzzy", "cov_plain", "ent_cov", "miss_w",
-            "miss_max", "bigram", "lcs", "num_miss", "neg_diff", "antonym")
+            "miss_max", "bigram", "lcs", "num_miss", "neg_diff", "antonym", "full", "n_miss",
+            "ent_absent", "op_miss", "self_ref")
 #: Direction each feature may move p(entailed) in (+1 up, -1 down, 0 free): the combiner is
 #: trained under these constraints so it cannot learn a dataset quirk that reverses them.
 #: Nothing measures the claim's or the premise's length: in the training sets length tells
 #: the source (and HaluEval's right answers from its hallucinated ones), not entailment.
-MONOTONE = (1, 1, 1, 1, 1, 1, -1, -1, 1, 1, -1, -1, -1)
+MONOTONE = (1, 1, 1, 1, 1, 1, -1, -1, 1, 1, -1, -1, -1, 1, -1, -1, -1, -1)
 
 # Stems of opposite pairs; a claim word whose opposite stands in the premise is a contradiction cue.
 _ANTONYM_PAIRS = [
@@ -50,6 +51,21 @@ for _a, _b in _ANTONYM_PAIRS:
 
 _MAX_WINDOW = 3  # sentences
 
+#: Function words that carry the claim's logic (quantity, comparison, order, exclusivity):
+#: stop words for coverage, but "both", "only" or "before" absent from the premise is a claim
+#: the premise does not make ("Both X and Y were inducted", "Lydia Davis was born first").
+#: ("most" and "least" are left out: "at most 10 days" is how "within 10 days" is retold.)
+OPERATORS = frozenset(["both", "only", "all", "every", "each", "same", "other", "more",
+                       "less", "fewer", "than", "before", "after", "over", "under",
+                       "between", "neither", "either", "many", "few", "until", "again", "never",
+                       "always", "first", "last", "also"])
+#: Of those, the universal and exclusive ones: absent from the aligned window they rule out
+#: entailment outright, even for an otherwise verbatim claim ("Only annual plans ...").
+_HARD_OPERATORS = frozenset(["both", "only", "all", "every", "neither", "either", "never",
+                             "always"])
+#: The speaker talking about themself ("I love it"): no document attributes that to them.
+_SELF = frozenset(["i", "me", "my", "mine", "myself"])
+
 
 @dataclass(frozen=True)
 class Analysis:
@@ -67,6 +83,7 @@ class Analysis:
     entities: frozenset[str]            # stems written with a capital not at sentence start
     initial: frozenset[str]             # capitalised sentence-initial stems
     codes: frozenset[str]               # product codes and identifiers (NG-TEAM-M)
+    words: tuple[frozenset[str], ...]   # per sentence: lower-cased token texts (stop words too)
 
 
 def _weight(tok: Token, entity: bool) -> float:
@@ -85,6 +102,7 @@ def analyse(text: str) -> Analysis:
     tokens: list[Token] = []
     sent_of: list[int] = []
     sentence_sets: list[frozenset[str]] = []
+    sentence_words: list[frozenset[str]] = []
     entities: set[str] = set()
     initial: set[str] = set()  # capitalised only because they start a sentence (or a name)
     for si, (a, b) in enumerate(sentence_spans(text) or [(0, len(text))]):
@@ -95,6 +113,7 @@ def analyse(text: str) -> Analysis:
         tokens.extend(toks)
         sent_of.extend([si] * len(toks))
         sentence_sets.append(frozenset(t.norm for t in toks if not t.stop))
+        sentence_words.append(frozenset(t.text.lower() for t in toks))
     tt = tuple(tokens)
     content = tuple(i for i, t in enumerate(tt) if not t.stop)
     prefixes: set[str] = set()
@@ -117,7 +136,8 @@ def analyse(text: str) -> Analysis:
                     frozenset(tt[i].norm for i in content), frozenset(prefixes),
                     tuple(quantities(tt)), tuple(frozenset(n) for n in negated),
                     {k: tuple(v) for k, v in positions.items()}, frozenset(entities),
-                    frozenset(initial), frozenset(t.norm for t in tt if t.kind == "code"))
+                    frozenset(initial), frozenset(t.norm for t in tt if t.kind == "code"),
+                    tuple(sentence_words))
 
 
 def _negated_head(tt: tuple[Token, ...], i: int, sent_of: list[int]) -> str | None:
@@ -225,11 +245,23 @@ def pair_features(prem: Analysis, claim: Analysis) -> tuple[list[float], Cues]:
         / len(pairs) if pairs else best
     lcs = _longest_run(prem, norms) / len(norms) if norms else 1.0
     cues = _cues(prem, claim, items, win, win_set, sent_cov)
+    # The claim's last sentence: in "Are both X and Y American? Yes" the question's words are
+    # what is answered, not operators the answer asserts.
+    claim_words = claim.words[-1] if claim.words else frozenset()
+    win_words: frozenset[str] = frozenset().union(*(prem.words[i] for i in win)) \
+        if prem.words else frozenset()
+    unstated = (claim_words & OPERATORS) - win_words
+    op_miss = len(unstated)
+    if unstated & _HARD_OPERATORS and not cues.mismatch:
+        cues = Cues(True, False, "quantifier")
+    self_ref = 1.0 if claim_words & _SELF and not win_words & _SELF else 0.0
     feats = [cov, best, max(sent_cov, default=0.0), cov_fuzzy, cov_plain, ent_cov,
              math.log1p(sum(missing)), max(missing, default=0.0), bigram, lcs,
              1.0 if cues.reason in ("number", "code") else 0.0,
              1.0 if cues.reason == "negation" else 0.0,
-             1.0 if cues.reason in ("antonym", "entity") else 0.0]
+             1.0 if cues.reason in ("antonym", "entity") else 0.0,
+             0.0 if missing else 1.0, float(len(missing)),
+             float(sum(1 for _, _, ent, _, f in items if ent and not f)), float(op_miss), self_ref]
     return feats, cues
 
 

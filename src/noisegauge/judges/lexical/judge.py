@@ -1,7 +1,7 @@
 """``LexicalJudge``: the offline default judge (no key, no GPU, no download).
 
-Verdicts: a hard mismatch (number, date, unit, negation, antonym, swapped name) is never
-entailed; it is ``contradicted`` when the premise clearly talks about the same thing,
+Verdicts: a hard mismatch (number, date, unit, negation, antonym, swapped name, an
+"only"/"both"/"all" the premise does not say) is never entailed; it is ``contradicted`` when the premise clearly talks about the same thing,
 ``neutral`` otherwise. Everything else is ``entailed`` when the claim's content words stand
 verbatim and in order in the premise, or when the learned combiner's probability reaches its
 threshold (fixed in the weights file); else ``neutral``.
@@ -23,9 +23,10 @@ from .split import extract_spans
 __all__ = ["JUDGE_VERSION", "Explanation", "LexicalJudge"]
 
 _LCS = FEATURES.index("lcs")
+_OPS = FEATURES.index("op_miss")
 
 #: Bump when splitting, features or the decision rule change (it keys caches).
-JUDGE_VERSION = "2"
+JUDGE_VERSION = "3"
 
 
 def answer_part(claim: str) -> str:
@@ -71,7 +72,9 @@ class LexicalJudge:
             return Explanation(Verdict.NEUTRAL, 0.0, "claim has no content words")
         feats, cues = pair_features(prem, cl)
         p = self._model.probability(feats)
-        return Explanation(self._decide(p, cues, feats[_LCS] >= 1.0), p, cues.reason)
+        # Verbatim means every word that matters, "only" and "both" included.
+        verbatim = feats[_LCS] >= 1.0 and feats[_OPS] == 0
+        return Explanation(self._decide(p, cues, verbatim), p, cues.reason)
 
     def _decide(self, p: float, cues: Cues, verbatim: bool) -> Verdict:
         if cues.contradiction:

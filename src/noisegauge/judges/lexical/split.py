@@ -3,7 +3,8 @@
 Rules, in order: markdown blocks (headings, bullets, numbered items, quotes) -> sentences
 (abbreviations, initials and decimals do not end a sentence; Hangul endings such as
 ``합니다`` do, even without a period) -> coordinated clauses, split only where the right
-side is clearly a clause of its own. Nothing is dropped: text without punctuation is a
+side is clearly a clause of its own -> in long clauses, relative clauses, appositives and second
+predicates as facts of their own (``atoms.py``). Nothing is dropped: text without punctuation is a
 claim; only short headings (labels such as "## Pricing"), questions and bare interjections
 ("Yes!", "Cool.") are not claims ("Did you know that X?" claims X). A clause
 starting with "It"/"They"/"This plan" gets the previous sentence's subject when it is
@@ -15,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from itertools import pairwise
+
+from .atoms import atomic_parts
 
 __all__ = ["ClaimSpan", "extract_spans", "sentence_spans"]
 
@@ -245,12 +248,13 @@ def extract_spans(text: str, question: str | None = None) -> list[ClaimSpan]:
             lead_in = prefix = None
         for sa, sb in sentence_spans(text, block.start, block.end):
             for ca, cb in _clauses(text, sa, sb):
-                claim = _resolve(_clean(text[ca:cb]), subject)
-                if prefix:
-                    claim = f"{prefix} {claim}"
-                claims.append(ClaimSpan(claim, ca, cb))
-                if ca == sa:
-                    subject = _subject(claim) or subject
+                for part, pa, pb in atomic_parts(text, ca, cb):
+                    claim = _resolve(_clean(part), subject) if pa == ca else _clean(part)
+                    if prefix:
+                        claim = f"{prefix} {claim}"
+                    claims.append(ClaimSpan(claim, pa, pb))
+                    if pa == sa:
+                        subject = _subject(claim) or subject
         if not block.bullet and claims and claims[-1].text.endswith(":") \
                 and claims[-1].start >= block.start:
             lead_in = len(claims) - 1
