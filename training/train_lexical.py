@@ -2,6 +2,7 @@
 
     python training/train_lexical.py [--data ../shared/data] [--train wice,begin,halueval]
                                      [--write]   # write src/noisegauge/judges/lexical/weights.json
+                                     [--embed]   # experiment: add WordLlama features (report only)
 
 Every item (see bench/judge_accuracy.py) becomes one feature vector: for a claim with
 several chunks, the chunk the judge would pick (no hard mismatch, best window coverage).
@@ -26,7 +27,7 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.model_selection import StratifiedKFold
 
 ROOT = Path(__file__).resolve().parents[1]
-WEIGHTS = ROOT / "src" / "noisegauge" / "judges" / "lexical" / "weights.json"
+LEXICAL = ROOT / "src" / "noisegauge" / "judges" / "lexical"
 
 _spec = importlib.util.spec_from_file_location("judge_accuracy", ROOT / "bench" / "judge_accuracy.py")
 assert _spec and _spec.loader
@@ -34,9 +35,23 @@ bench: Any = importlib.util.module_from_spec(_spec)
 sys.modules["judge_accuracy"] = bench
 _spec.loader.exec_module(bench)
 
-from noisegauge.judges.lexical.features import FEATURES, MONOTONE, analyse, pair_features
+from noisegauge.judges.lexical.features import FEATURES, MONOTONE, align, analyse
 from noisegauge.judges.lexical.judge import answer_part
+from noisegauge.judges.lexical.model import WEIGHTS_FILE
 from noisegauge.judges.lexical.split import extract_spans
+
+#: What the model is trained on: the plain features, or (``--embed``) with the embedding ones.
+SPEC: dict[str, Any] = {"features": FEATURES, "monotone": MONOTONE, "embedder": None,
+                        "file": WEIGHTS_FILE}
+
+
+def use_embed() -> None:
+    """Experiment (training/embed_features.py): the WordLlama features after the plain ones."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from embed_features import EMBED_FEATURES, EMBED_MONOTONE, load_embedder
+
+    SPEC.update(features=FEATURES + EMBED_FEATURES, monotone=MONOTONE + EMBED_MONOTONE,
+                embedder=load_embedder(), file="weights_embed.json")
 
 #: Sets that only measure: WiCE's per-chunk items carry the label of the whole evidence, so a
 #: chunk that holds half the claim is "supported" there; as pair labels they teach leniency.
@@ -55,10 +70,15 @@ def item_features(item: Any) -> tuple[list[float], bool]:
     claims = [c.text for c in extract_spans(item.text, item.question)] or [item.text]
     worst: tuple[tuple[float, float], list[float], bool] | None = None
     for claim in claims:
-        cl = analyse(answer_part(claim))
+        text = answer_part(claim)
+        cl = analyse(text)
         best: tuple[tuple[float, float], list[float], bool] | None = None
         for premise in item.premises:
-            feats, cues = pair_features(analyse(premise), cl)
+            prem = analyse(premise)
+            a = align(prem, cl)
+            feats, cues = a.features, a.cues
+            if SPEC["embedder"] is not None:
+                feats = feats + SPEC["embedder"].features(premise, text, prem, a.window, a.missing)
             key = (0.0 if cues.mismatch else 1.0, feats[FEATURES.index("cov_win")])
             if best is None or key > best[0]:
                 best = (key, feats, cues.mismatch)
@@ -110,7 +130,7 @@ def fit(X: np.ndarray, y: np.ndarray, groups: np.ndarray, m: np.ndarray) -> dict
     data only."""
     clf = HistGradientBoostingClassifier(max_iter=150, max_depth=3, learning_rate=0.06,
                                          min_samples_leaf=20, l2_regularization=1.0,
-                                         monotonic_cst=list(MONOTONE), random_state=0)
+                                         monotonic_cst=list(SPEC["monotone"]), random_state=0)
     clf.fit(X, y, sample_weight=weights_for(y, groups))
     trees = []
     for (pred,) in clf._predictors:
@@ -122,7 +142,7 @@ def fit(X: np.ndarray, y: np.ndarray, groups: np.ndarray, m: np.ndarray) -> dict
                       "right": [-1 if lf else int(v) for v, lf in zip(nodes["right"], leaf)],
                       "value": [round(float(v), 6) for v in nodes["value"]]})
     # Leaf values already include the learning rate; the constant term is the baseline.
-    model: dict[str, Any] = {"features": list(FEATURES),
+    model: dict[str, Any] = {"features": list(SPEC["features"]),
                              "init": float(np.ravel(clf._baseline_prediction)[0]),
                              "learning_rate": 1.0, "trees": trees, "threshold": 0.5}
     p = probabilities(model, X)
@@ -222,7 +242,13 @@ def main() -> int:
     ap.add_argument("--train", default="wice,begin,halueval", help="sources the shipped model uses")
     ap.add_argument("--write", action="store_true", help="write the shipped weights JSON")
     ap.add_argument("--no-report", action="store_true", help="skip the cross-validation table")
+    ap.add_argument("--embed", action="store_true",
+                    help="experiment: add the WordLlama features (needs wordllama); report only")
     args = ap.parse_args()
+    if args.embed:
+        if args.write:
+            ap.error("--embed is an experiment: no judge reads its weights, so --write is refused")
+        use_embed()
     train = args.train.split(",")
     sets = build(args.data)
     if not args.no_report:
@@ -231,10 +257,11 @@ def main() -> int:
     body = json.dumps(model, sort_keys=True)
     model = {"version": "gbt-" + hashlib.sha256(body.encode()).hexdigest()[:10],
              "trained_on": train, **model}
-    print(f"{len(model['trees'])} trees, threshold {model['threshold']}")
+    print(f"{len(model['trees'])} trees, threshold {model['threshold']}, {model['version']}")
     if args.write:
-        WEIGHTS.write_text(json.dumps(model, separators=(",", ":")) + "\n", encoding="utf-8")
-        print(f"wrote {WEIGHTS.relative_to(ROOT)} ({model['version']})")
+        out = LEXICAL / SPEC["file"]
+        out.write_text(json.dumps(model, separators=(",", ":")) + "\n", encoding="utf-8")
+        print(f"wrote {out.relative_to(ROOT)} ({model['version']})")
     return 0
 
 

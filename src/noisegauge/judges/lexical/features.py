@@ -17,7 +17,8 @@ from itertools import pairwise
 from .split import sentence_spans
 from .text import MONTHS, NEGATIONS, Quantity, Token, quantities, tokenize
 
-__all__ = ["FEATURES", "MONOTONE", "Analysis", "Cues", "analyse", "pair_features"]
+__all__ = ["FEATURES", "MONOTONE", "Alignment", "Analysis", "Cues", "align", "analyse",
+           "pair_features"]
 
 FEATURES = ("cov", "cov_win", "cov_sent", "cov_fuzzy", "cov_plain", "ent_cov", "miss_w",
             "miss_max", "bigram", "lcs", "num_miss", "neg_diff", "antonym", "full", "n_miss",
@@ -208,8 +209,25 @@ def _qty_match(q: Quantity, prem: Analysis, window: range) -> str:
 Item = tuple[str, float, bool, bool, bool]  # (stem, weight, is name/number, exact, fuzzy)
 
 
+@dataclass(frozen=True)
+class Alignment:
+    """A pair's features and cues, with the aligned window and the claim words missing from
+    it (text, weight): what an extra signal (``embed.py``) needs to look further."""
+
+    features: list[float]
+    cues: Cues
+    window: range
+    missing: list[tuple[str, float]]
+
+
 def pair_features(prem: Analysis, claim: Analysis) -> tuple[list[float], Cues]:
     """Feature vector (order of ``FEATURES``) and hard cues of ``claim`` against ``prem``."""
+    a = align(prem, claim)
+    return a.features, a.cues
+
+
+def align(prem: Analysis, claim: Analysis) -> Alignment:
+    """``pair_features`` with the window and missing words kept."""
     toks = claim.tokens
     items: list[Item] = []
     for k in claim.content:
@@ -238,7 +256,9 @@ def pair_features(prem: Analysis, claim: Analysis) -> tuple[list[float], Cues]:
     ents = [x for (_, _, ent, *_), x in zip(items, in_win) if ent]
     ent_cov = sum(ents) / len(ents) if ents else 1.0
     # Missing: neither in the window nor matched loosely (a shared prefix) anywhere.
-    missing = [w for (_, w, _, e, f), x in zip(items, in_win) if not x and not (f and not e)]
+    gone = [(toks[k].text.lower(), w) for k, (_, w, _, e, f), x in zip(claim.content, items, in_win)
+            if not x and not (f and not e)]
+    missing = [w for _, w in gone]
     norms = [n for n, *_ in items]
     pairs = list(pairwise(norms))
     bigram = sum(1 for a, b in pairs if a in win_set and b in win_set and _adjacent(prem, a, b)) \
@@ -262,7 +282,7 @@ def pair_features(prem: Analysis, claim: Analysis) -> tuple[list[float], Cues]:
              1.0 if cues.reason in ("antonym", "entity") else 0.0,
              0.0 if missing else 1.0, float(len(missing)),
              float(sum(1 for _, _, ent, _, f in items if ent and not f)), float(op_miss), self_ref]
-    return feats, cues
+    return Alignment(feats, cues, win, gone)
 
 
 def _adjacent(prem: Analysis, a: str, b: str) -> bool:
