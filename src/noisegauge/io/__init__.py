@@ -1,0 +1,12 @@
+"""Reading datasets and writing results. Heavy libraries (pandas, pyarrow, datasets) load lazily."""
+
+from .ragchecker import RAGCHECKER_GROUPS, RAGCHECKER_NAMES, RagcheckerWriter, to_ragchecker_record
+from .readers import FORMATS, Source, detect_format, open_source
+from .rows import RawRow
+from .writers import OUTPUT_FORMATS, RowWriter, flat_row, open_writer, output_format
+
+__all__ = [
+    "Source", "RawRow", "open_source", "detect_format", "FORMATS",
+    "OUTPUT_FORMATS", "RowWriter", "open_writer", "output_format", "flat_row",
+    "RAGCHECKER_NAMES", "RAGCHECKER_GROUPS", "RagcheckerWriter", "to_ragchecker_record",
+]
