@@ -21,7 +21,7 @@ import random
 import re
 from typing import Any
 
-from noisegauge import ContextPrecision, FakeJudge, Faithfulness, NoiseSensitivity, evaluate
+from noisegauge import ContextPrecision, Faithfulness, FakeJudge, NoiseSensitivity, evaluate
 
 TEST_CASES = [
     {"question": "What is the cancellation policy for the Pro plan?",

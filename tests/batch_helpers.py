@@ -75,3 +75,17 @@ class SlowJudge(FakeJudge):
 def make_slow_judge(arg: str | None, **kwargs: Any) -> SlowJudge:
     """Judge factory for ``--judge slow:SECONDS`` in subprocess tests."""
     return SlowJudge(delay=float(arg or 0.0), **kwargs)
+
+
+class KwargsJudge(FakeJudge):
+    """Remembers the keyword arguments its factory got (``--base-url``, ``--api-key``)."""
+
+    seen: dict[str, Any] = {}
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__()
+        KwargsJudge.seen = dict(kwargs)
+
+
+def make_kwargs_judge(arg: str | None, **kwargs: Any) -> KwargsJudge:
+    return KwargsJudge(model=arg, **kwargs)

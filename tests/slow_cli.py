@@ -8,8 +8,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from noisegauge.cli.main import main  # noqa: E402
-from noisegauge.judges.registry import JUDGE_FACTORIES  # noqa: E402
+from noisegauge.cli.main import main
+from noisegauge.judges.registry import JUDGE_FACTORIES
 
 JUDGE_FACTORIES["slow"] = "batch_helpers:make_slow_judge"
 

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from batch_helpers import isolated_cache, rows  # noqa: F401
 
+from batch_helpers import isolated_cache, rows  # noqa: F401
 from noisegauge import FakeJudge, Verdict, evaluate, get_judge
 from noisegauge.cache import CachedJudge, JudgeCache, default_cache_path, resolve_cache, with_cache
 from noisegauge.judges.base import metered
@@ -43,7 +43,7 @@ def test_rerun_costs_zero_calls_and_gives_the_same_results(tmp_path: Path) -> No
     second = _eval(second_judge, db)
     assert second_judge.calls == [] and second.usage.calls == 0
     assert second.usage.cached_calls == first.usage.calls
-    strip = lambda r: {k: v for k, v in r.to_row().items() if k != "usage"}  # noqa: E731
+    strip = lambda r: {k: v for k, v in r.to_row().items() if k != "usage"}
     assert [strip(r) for r in second.results] == [strip(r) for r in first.results]
 
 
@@ -119,7 +119,7 @@ def test_check_many_reuses_cached_premises(tmp_path: Path) -> None:
     assert inner.batches == [2, 1]  # only the new premise reached the judge
     assert second[0] == first[0] == [Verdict.ENTAILED] and second[2] == [Verdict.NEUTRAL]
     assert u1.cached_calls == 0 and u2.cached_calls == 0  # the batch call still happened
-    third, u3 = asyncio.run(go(["y", "x"]))
+    _, u3 = asyncio.run(go(["y", "x"]))
     assert inner.batches == [2, 1] and u3.cached_calls == 1
     store.close()
 

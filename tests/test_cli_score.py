@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from batch_helpers import RAGCHECKER_OUTPUTS, isolated_cache, row, rows  # noqa: F401
 from click.testing import CliRunner
 
+from batch_helpers import RAGCHECKER_OUTPUTS, isolated_cache, row, rows  # noqa: F401
 from noisegauge.cli.main import cli
 from noisegauge.cli.score import score
 from noisegauge.engine import METRIC_NAMES
@@ -163,3 +163,23 @@ def test_cache_flags(tmp_path: Path) -> None:
     assert "calls 0, cached 20" in second.stdout
     third = _invoke(str(src), "--judge", "fake", "--no-cache", "-q")
     assert "calls 20, cached 0" in third.stdout and "cache:" not in third.stdout
+
+
+def test_endpoint_options_reach_the_judge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from batch_helpers import KwargsJudge
+
+    from noisegauge.judges.registry import JUDGE_FACTORIES
+
+    monkeypatch.setitem(JUDGE_FACTORIES, "kw", "batch_helpers:make_kwargs_judge")
+    src = _jsonl(tmp_path / "in.jsonl", rows(1))
+    res = _invoke(str(src), "--judge", "kw:my-model", "--base-url", "http://localhost:9/v1",
+                  "--api-key", "sk-test", "-q")
+    assert res.exit_code == 0, res.output
+    assert KwargsJudge.seen == {"model": "my-model", "base_url": "http://localhost:9/v1",
+                                "api_key": "sk-test"}
+    res = _invoke(str(src), "--judge", "precomputed", "--base-url", "http://x", "-q")
+    assert res.exit_code == 0  # precomputed ignores extra settings; nothing to reach
+    res = _invoke(str(src), "--judge", "fake", "--base-url", "http://x", "-q")
+    assert res.exit_code == 2 and "does not take --base-url" in res.output
+    res = _invoke(str(src), "--out", str(src), "--judge", "fake", "-q")
+    assert res.exit_code == 2 and "overwrite" in res.output

@@ -11,11 +11,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from batch_helpers import ROOT, SlowJudge, isolated_cache, row, rows  # noqa: F401
 
+from batch_helpers import ROOT, SlowJudge, isolated_cache, row, rows  # noqa: F401
 from noisegauge import (
-    AnswerF1, ContextPrecision, ContextRecall, FakeJudge, Faithfulness, Hallucination,
-    InvalidSample, NoiseSensitivity, RankedContextPrecision, Sample, SyncInAsyncError, aevaluate,
+    AnswerF1,
+    ContextPrecision,
+    ContextRecall,
+    Faithfulness,
+    FakeJudge,
+    Hallucination,
+    InvalidSample,
+    NoiseSensitivity,
+    RankedContextPrecision,
+    Sample,
+    SyncInAsyncError,
+    aevaluate,
     evaluate,
 )
 from noisegauge.engine import METRIC_NAMES, ranked_precision

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from batch_helpers import ROOT, SlowJudge, isolated_cache, rows  # noqa: F401
 
+from batch_helpers import ROOT, SlowJudge, isolated_cache, rows  # noqa: F401
 from noisegauge import FakeJudge, evaluate
 from noisegauge.runner.journal import Journal, journal_path
 

@@ -28,7 +28,7 @@ from typing import Any
 from .judges.base import BatchChecker, Judge, SampleJudge, Usage, judge_identity, record_usage
 from .verdicts import Verdict
 
-__all__ = ["JudgeCache", "CachedJudge", "default_cache_path", "resolve_cache", "with_cache"]
+__all__ = ["CachedJudge", "JudgeCache", "default_cache_path", "resolve_cache", "with_cache"]
 
 log = logging.getLogger("noisegauge")
 
@@ -154,6 +154,12 @@ class CachedJudge:
 
     def identity(self) -> dict[str, Any]:
         return judge_identity(self.inner)
+
+    def __getattr__(self, name: str) -> Any:
+        # Other attributes (model, settings) read through to the wrapped judge.
+        if name.startswith("__") or name == "inner":
+            raise AttributeError(name)
+        return getattr(self.inner, name)
 
     async def extract(self, text: str, question: str | None = None) -> list[str]:
         key = self.store.key(self._ns, "extract", text, question)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -46,7 +47,7 @@ def _parse_gates(values: tuple[str, ...], direction: str) -> list[Gate]:
             threshold = float(raw)
         except ValueError:
             threshold = float("nan")
-        if not sep or not name.strip() or threshold != threshold:
+        if not sep or not name.strip() or math.isnan(threshold):
             raise click.BadParameter(f"{text!r}: expected METRIC=VALUE, e.g. "
                                      "noise_sensitivity_relevant=0.3",
                                      param_hint=f"--fail-{direction}")
@@ -179,6 +180,8 @@ def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str |
          no_cache: bool, restart: bool, strict: bool, quiet: bool) -> tuple[RunStats, Path | None]:
     if no_cache and cache_path is not None:
         raise click.UsageError("--cache and --no-cache contradict each other")
+    if out is not None and input_path.exists() and out.exists() and out.samefile(input_path):
+        raise click.UsageError("--out would overwrite INPUT; choose another file")
     source = open_source(input_path, input_format)
     kwargs: dict[str, Any] = {k: v for k, v in (("base_url", base_url), ("api_key", api_key))
                               if v is not None}

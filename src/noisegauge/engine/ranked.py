@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from .matrix import ClaimVerdicts
 from .metrics import NO_CHUNKS, NO_RELEVANCE, MetricValue, chunk_relevance
 
-__all__ = ["RANKED_CONTEXT_PRECISION", "ranked_precision", "ranked_context_precision"]
+__all__ = ["RANKED_CONTEXT_PRECISION", "ranked_context_precision", "ranked_precision"]
 
 RANKED_CONTEXT_PRECISION = "context_precision_ranked"
 

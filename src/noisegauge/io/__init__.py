@@ -6,7 +6,18 @@ from .rows import RawRow
 from .writers import OUTPUT_FORMATS, RowWriter, flat_row, open_writer, output_format
 
 __all__ = [
-    "Source", "RawRow", "open_source", "detect_format", "FORMATS",
-    "OUTPUT_FORMATS", "RowWriter", "open_writer", "output_format", "flat_row",
-    "RAGCHECKER_NAMES", "RAGCHECKER_GROUPS", "RagcheckerWriter", "to_ragchecker_record",
+    "FORMATS",
+    "OUTPUT_FORMATS",
+    "RAGCHECKER_GROUPS",
+    "RAGCHECKER_NAMES",
+    "RagcheckerWriter",
+    "RawRow",
+    "RowWriter",
+    "Source",
+    "detect_format",
+    "flat_row",
+    "open_source",
+    "open_writer",
+    "output_format",
+    "to_ragchecker_record",
 ]

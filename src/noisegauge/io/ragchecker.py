@@ -21,8 +21,13 @@ from ..engine.matrix import ClaimVerdicts
 from ..samples import Sample
 from ..verdicts import Verdict
 
-__all__ = ["RAGCHECKER_NAMES", "RAGCHECKER_GROUPS", "to_ragchecker_record", "RagcheckerWriter",
-           "ragchecker_aggregate"]
+__all__ = [
+    "RAGCHECKER_GROUPS",
+    "RAGCHECKER_NAMES",
+    "RagcheckerWriter",
+    "ragchecker_aggregate",
+    "to_ragchecker_record",
+]
 
 #: our metric name -> RAGChecker's
 RAGCHECKER_NAMES: dict[str, str] = {

@@ -20,7 +20,7 @@ from ..errors import InvalidInput, InvalidSample, MissingDependency
 from ..samples import Sample
 from .rows import RawRow, clean_tabular, fingerprint, record_row, sample_row
 
-__all__ = ["Source", "InputFormat", "FORMATS", "open_source", "detect_format"]
+__all__ = ["FORMATS", "InputFormat", "Source", "detect_format", "open_source"]
 
 InputFormat = Literal["jsonl", "json", "ragchecker", "csv", "parquet"]
 FORMATS: tuple[str, ...] = ("jsonl", "json", "ragchecker", "csv", "parquet")

@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import InvalidSample
 from ..samples import FIELD_ALIASES, Sample
 
-__all__ = ["RawRow", "fingerprint", "record_row", "sample_row", "clean_tabular", "find_bad_text"]
+__all__ = ["RawRow", "clean_tabular", "find_bad_text", "fingerprint", "record_row", "sample_row"]
 
 #: Fields whose value is a list or object; tabular sources (CSV) carry them as JSON text.
 JSON_FIELDS = frozenset(FIELD_ALIASES["retrieved_contexts"]) | {

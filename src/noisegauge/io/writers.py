@@ -14,7 +14,7 @@ from typing import IO, Any, Protocol
 from ..errors import InvalidInput, MissingDependency
 from .ragchecker import RagcheckerWriter
 
-__all__ = ["OUTPUT_FORMATS", "RowWriter", "output_format", "open_writer", "flat_row"]
+__all__ = ["OUTPUT_FORMATS", "RowWriter", "flat_row", "open_writer", "output_format"]
 
 OUTPUT_FORMATS: tuple[str, ...] = ("jsonl", "ragchecker", "csv", "parquet")
 _USAGE = ("calls", "cached_calls", "prompt_tokens", "completion_tokens", "cost_usd")

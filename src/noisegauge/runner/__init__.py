@@ -5,5 +5,13 @@ from .plan import Plan, build_plan, resolve_metrics
 from .run import arun
 from .stats import RunStats
 
-__all__ = ["evaluate", "aevaluate", "Report", "arun", "Plan", "build_plan", "resolve_metrics",
-           "RunStats"]
+__all__ = [
+           "Plan",
+           "Report",
+           "RunStats",
+           "aevaluate",
+           "arun",
+           "build_plan",
+           "evaluate",
+           "resolve_metrics",
+]

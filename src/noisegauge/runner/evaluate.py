@@ -40,10 +40,10 @@ from ..scoring.results import SampleResult
 from .journal import Journal
 from .plan import build_plan
 from .progress import RichProgress
-from .run import arun, finalize, output_row
+from .run import arun, finalize
 from .stats import RunStats
 
-__all__ = ["evaluate", "aevaluate", "Report", "result_from_row"]
+__all__ = ["Report", "aevaluate", "evaluate", "result_from_row"]
 
 
 def result_from_row(index: int, row: dict[str, Any], verdicts: dict[str, Any] | None) -> SampleResult:

@@ -17,6 +17,7 @@ import hashlib
 import json
 import logging
 import os
+from array import array
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -55,7 +56,7 @@ class Journal:
             json.dumps({"v": _VERSION, **config}, sort_keys=True, default=str).encode()
         ).hexdigest()
         self._resume = resume
-        self._offsets: dict[int, int] = {}     # index -> offset of its latest entry
+        self._offsets = array("q")             # [index] -> offset of its latest entry, or -1
         self._reusable: dict[int, str] = {}    # index -> fingerprint, for ok/undefined rows
         self._fh: IO[bytes] | None = None
         self.resumed = 0
@@ -67,7 +68,7 @@ class Journal:
         self._fh = self.path.open("w+b" if fresh else "r+b")
         _lock(self._fh, self.out)
         if fresh:
-            self._offsets.clear()
+            self._offsets = array("q")
             self._reusable.clear()
             self._write({"noisegauge_journal": _VERSION, "config": self._config})
         else:
@@ -90,7 +91,7 @@ class Journal:
                         return False
                 elif isinstance(entry, dict) and isinstance(entry.get("i"), int):
                     index = entry["i"]
-                    self._offsets[index] = offset
+                    self._set_offset(index, offset)
                     if entry.get("row", {}).get("status") in ("ok", "undefined"):
                         self._reusable[index] = str(entry.get("fp"))
                     else:
@@ -109,7 +110,12 @@ class Journal:
         entry: dict[str, Any] = {"i": index, "fp": fp, "row": row, "verdicts": verdicts}
         if sample is not None:
             entry["sample"] = sample
-        self._offsets[index] = self._write(entry)
+        self._set_offset(index, self._write(entry))
+
+    def _set_offset(self, index: int, offset: int) -> None:
+        if index >= len(self._offsets):
+            self._offsets.extend([-1] * (index + 1 - len(self._offsets)))
+        self._offsets[index] = offset
 
     def _write(self, entry: dict[str, Any]) -> int:
         assert self._fh is not None, "Journal.open() first"
@@ -128,7 +134,7 @@ class Journal:
 
     def entries(self, n_rows: int) -> Iterator[dict[str, Any]]:
         """Entries of rows 0..n_rows-1, in input order."""
-        missing = [i for i in range(n_rows) if i not in self._offsets]
+        missing = [i for i in range(n_rows) if i >= len(self._offsets) or self._offsets[i] < 0]
         if missing:
             raise RuntimeError(f"journal {self.path} lacks rows {missing[:5]}")
         for i in range(n_rows):

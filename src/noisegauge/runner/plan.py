@@ -18,12 +18,22 @@ from ..errors import InvalidInput
 from ..judges.base import Judge, Usage, judge_identity
 from ..judges.registry import get_judge
 from ..scoring.metrics import (
-    AnswerF1, AnswerPrecision, AnswerRecall, ContextPrecision, ContextRecall, ContextUtilization,
-    Faithfulness, Hallucination, Metric, NoiseSensitivity, RankedContextPrecision, SelfKnowledge,
+    AnswerF1,
+    AnswerPrecision,
+    AnswerRecall,
+    ContextPrecision,
+    ContextRecall,
+    ContextUtilization,
+    Faithfulness,
+    Hallucination,
+    Metric,
+    NoiseSensitivity,
+    RankedContextPrecision,
+    SelfKnowledge,
 )
 from ..scoring.results import SampleResult, Status
 
-__all__ = ["Plan", "JudgeGroup", "build_plan", "resolve_metrics", "METRIC_ALIASES", "merge"]
+__all__ = ["METRIC_ALIASES", "JudgeGroup", "Plan", "build_plan", "merge", "resolve_metrics"]
 
 _BY_NAME: dict[str, type[Metric]] = {
     "faithfulness": Faithfulness, "hallucination": Hallucination,

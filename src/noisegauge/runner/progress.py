@@ -6,7 +6,13 @@ from types import TracebackType
 
 from rich.console import Console
 from rich.progress import (
-    BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeElapsedColumn,
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
     TimeRemainingColumn,
 )
 from rich.text import Text
@@ -46,9 +52,8 @@ class RichProgress:
         )
         self._task = self._progress.add_task("scoring", total=total, usage="")
 
-    def __enter__(self) -> RichProgress:
+    def __enter__(self) -> None:
         self._progress.start()
-        return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:

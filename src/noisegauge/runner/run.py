@@ -25,7 +25,7 @@ from .journal import Journal
 from .plan import Plan, merge
 from .stats import RunStats
 
-__all__ = ["arun", "OnResult", "Progress", "output_row", "sample_record", "finalize"]
+__all__ = ["OnResult", "Progress", "arun", "finalize", "output_row", "sample_record"]
 
 log = logging.getLogger("noisegauge")
 
