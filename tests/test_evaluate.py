@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from batch_helpers import ROOT, SlowJudge, isolated_cache, row, rows  # noqa: F401
 from noisegauge import (
@@ -229,3 +231,25 @@ def test_seed_batch_example() -> None:
         assert r["faithfulness"] == 1.0
         assert r["context_precision"] == pytest.approx(1 / 3)
     assert df["noise_sensitivity_irrelevant"].mean() > 0
+
+
+_json = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) |
+                     st.text(max_size=8),
+                     lambda inner: st.lists(inner, max_size=3) |
+                     st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=8)
+_fields = ["user_input", "question", "query", "response", "answer", "reference", "ground_truth",
+           "gt_answer", "retrieved_contexts", "contexts", "retrieved_context", "id", "metadata",
+           "response_claims", "answer2response"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(_json, st.dictionaries(st.sampled_from(_fields), _json, max_size=6),
+                          st.builds(row, st.integers(0, 3))), max_size=6))
+def test_any_records_give_one_result_per_row_and_never_stop_the_run(records: list[Any]) -> None:
+    report = _run(records, ["faithfulness"], judge=FakeJudge())
+    assert len(report.results) == len(records)
+    assert [r.index for r in report.results] == list(range(len(records)))
+    for r in report.results:
+        assert r.status in ("ok", "undefined", "error")
+        if r.status == "error":
+            assert r.reason and r.reason.startswith(f"row {r.index}")

@@ -134,7 +134,17 @@ def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str 
           fail_above: tuple[str, ...], fail_below: tuple[str, ...], concurrency: int,
           cache_path: Path | None, no_cache: bool, restart: bool, strict: bool,
           quiet: bool) -> None:
-    """Score every row of INPUT (JSONL, JSON, RAGChecker JSON, CSV, Parquet)."""
+    """Score every row of INPUT (JSONL, JSON, RAGChecker JSON, CSV, Parquet).
+
+    Fields: user_input/question/query, response/answer, reference/ground_truth/gt_answer,
+    retrieved_contexts/contexts/retrieved_context. In CSV, contexts are a JSON list:
+    "[""chunk one"", ""chunk two""]".
+
+    A bad row becomes an error row naming its row and field; the run goes on (--strict stops).
+    Interrupted with --out? Run the same command again: finished rows are not judged again.
+
+    Exit codes: 0 done, 1 a --fail-above/--fail-below gate failed, 2 bad invocation or input.
+    """
     gates = _parse_gates(fail_above, "above") + _parse_gates(fail_below, "below")
     err = Console(stderr=True, highlight=False)
     with _logging(quiet):

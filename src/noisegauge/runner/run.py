@@ -81,8 +81,14 @@ class _Runner:
         """The row's Sample, or InvalidSample naming row and field."""
         if raw.error is not None:
             raise raw.error
-        sample = raw.sample if raw.sample is not None else Sample.from_record(
-            raw.record or {}, row=raw.index)
+        try:
+            sample = raw.sample if raw.sample is not None else Sample.from_record(
+                raw.record or {}, row=raw.index)
+        except InvalidSample:
+            raise
+        except Exception as exc:  # any other surprise in a record is still just a bad row
+            raise InvalidSample(f"unreadable record ({type(exc).__name__}: {exc})",
+                                row=raw.index) from exc
         if sample.id is not None:
             first = self.ids.setdefault(sample.id, raw.index)
             if first != raw.index:
@@ -167,7 +173,8 @@ async def arun(source: Source, plan: Plan, *, concurrency: int = 8, strict: bool
 
 def finalize(journal: Journal, rows: int, out: Path, fmt: str, metric_names: tuple[str, ...]) -> None:
     """Write ``out`` in input order from the journal, atomically, then drop the journal."""
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    # A fixed name: the journal's lock makes it ours, and a kill here leaves nothing stray.
+    tmp = out.with_name(f".{out.name}.tmp")
     writer = open_writer(tmp, fmt, metric_names)
     try:
         for entry in journal.entries(rows):
