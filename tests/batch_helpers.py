@@ -6,7 +6,7 @@ import asyncio
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -80,7 +80,7 @@ def make_slow_judge(arg: str | None, **kwargs: Any) -> SlowJudge:
 class KwargsJudge(FakeJudge):
     """Remembers the keyword arguments its factory got (``--base-url``, ``--api-key``)."""
 
-    seen: dict[str, Any] = {}
+    seen: ClassVar[dict[str, Any]] = {}
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__()
@@ -89,3 +89,16 @@ class KwargsJudge(FakeJudge):
 
 def make_kwargs_judge(arg: str | None, **kwargs: Any) -> KwargsJudge:
     return KwargsJudge(model=arg, **kwargs)
+
+
+class ClosingJudge(FakeJudge):
+    """Records ``aclose()`` calls, like a judge holding an HTTP client."""
+
+    closed: ClassVar[list[ClosingJudge]] = []
+
+    async def aclose(self) -> None:
+        ClosingJudge.closed.append(self)
+
+
+def make_closing_judge(arg: str | None, **kwargs: Any) -> ClosingJudge:
+    return ClosingJudge(**kwargs)

@@ -167,7 +167,6 @@ def test_cache_flags(tmp_path: Path) -> None:
 
 def test_endpoint_options_reach_the_judge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from batch_helpers import KwargsJudge
-
     from noisegauge.judges.registry import JUDGE_FACTORIES
 
     monkeypatch.setitem(JUDGE_FACTORIES, "kw", "batch_helpers:make_kwargs_judge")
@@ -183,3 +182,14 @@ def test_endpoint_options_reach_the_judge(tmp_path: Path, monkeypatch: pytest.Mo
     assert res.exit_code == 2 and "does not take --base-url" in res.output
     res = _invoke(str(src), "--out", str(src), "--judge", "fake", "-q")
     assert res.exit_code == 2 and "overwrite" in res.output
+
+
+def test_the_cli_closes_its_judge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from batch_helpers import ClosingJudge
+    from noisegauge.judges.registry import JUDGE_FACTORIES
+
+    monkeypatch.setitem(JUDGE_FACTORIES, "closing", "batch_helpers:make_closing_judge")
+    ClosingJudge.closed.clear()
+    assert _invoke(str(_jsonl(tmp_path / "in.jsonl", rows(2))), "--judge", "closing",
+                   "-q").exit_code == 0
+    assert len(ClosingJudge.closed) == 1

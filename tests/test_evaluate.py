@@ -253,3 +253,18 @@ def test_any_records_give_one_result_per_row_and_never_stop_the_run(records: lis
         assert r.status in ("ok", "undefined", "error")
         if r.status == "error":
             assert r.reason and r.reason.startswith(f"row {r.index}")
+
+
+def test_judges_built_from_a_spec_are_closed_and_given_ones_are_not(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from batch_helpers import ClosingJudge
+    from noisegauge.judges.registry import JUDGE_FACTORIES
+
+    monkeypatch.setitem(JUDGE_FACTORIES, "closing", "batch_helpers:make_closing_judge")
+    ClosingJudge.closed.clear()
+    _run(rows(2), ["faithfulness"], judge="closing")
+    assert len(ClosingJudge.closed) == 1
+    mine = ClosingJudge()
+    _run(rows(2), ["faithfulness"], judge=mine)
+    _run(rows(2), [Faithfulness(judge=mine)])
+    assert len(ClosingJudge.closed) == 1  # the caller owns it

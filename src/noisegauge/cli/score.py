@@ -29,7 +29,7 @@ from ..io.readers import FORMATS, open_source
 from ..io.writers import OUTPUT_FORMATS, output_format
 from ..judges.registry import get_judge
 from ..runner.journal import Journal
-from ..runner.plan import METRIC_ALIASES, build_plan
+from ..runner.plan import METRIC_ALIASES, aclose_judges, build_plan
 from ..runner.progress import RichProgress, usage_line
 from ..runner.run import arun, finalize
 from ..runner.stats import RunStats
@@ -216,10 +216,16 @@ def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str |
                     "resuming: %d finished rows found in %s", done, journal.path)
         progress = None if quiet else RichProgress(source.total, console=Console(stderr=True))
         try:
+            async def go() -> RunStats:
+                try:
+                    return await arun(source, plan, concurrency=concurrency, strict=strict,
+                                      journal=journal, keep_samples=fmt == "ragchecker",
+                                      progress=progress)
+                finally:
+                    await aclose_judges([judge])  # in the loop that used it
+
             with progress if progress is not None else contextlib.nullcontext():
-                stats = asyncio.run(arun(source, plan, concurrency=concurrency, strict=strict,
-                                         journal=journal, keep_samples=fmt == "ragchecker",
-                                         progress=progress))
+                stats = asyncio.run(go())
             if journal is not None and out is not None and fmt is not None:
                 finalize(journal, stats.rows, out, fmt, plan.names)
         except BaseException:

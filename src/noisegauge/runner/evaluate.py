@@ -38,7 +38,7 @@ from ..samples import Sample
 from ..scoring.metrics import Metric
 from ..scoring.results import SampleResult
 from .journal import Journal
-from .plan import build_plan
+from .plan import aclose_judges, build_plan
 from .progress import RichProgress
 from .run import arun, finalize
 from .stats import RunStats
@@ -184,9 +184,12 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
         bar = RichProgress(source.total) if show else None
         try:
             with bar if bar is not None else contextlib.nullcontext():
-                stats = await arun(source, plan, concurrency=concurrency, strict=strict,
-                                   journal=journal, keep_samples=fmt == "ragchecker",
-                                   on_result=collect, progress=bar)
+                try:
+                    stats = await arun(source, plan, concurrency=concurrency, strict=strict,
+                                       journal=journal, keep_samples=fmt == "ragchecker",
+                                       on_result=collect, progress=bar)
+                finally:
+                    await aclose_judges(plan.owned)
             if journal is not None and fmt is not None and out is not None:
                 finalize(journal, stats.rows, Path(out), fmt, plan.names)
         except BaseException:

@@ -33,7 +33,8 @@ from ..scoring.metrics import (
 )
 from ..scoring.results import SampleResult, Status
 
-__all__ = ["METRIC_ALIASES", "JudgeGroup", "Plan", "build_plan", "merge", "resolve_metrics"]
+__all__ = ["METRIC_ALIASES", "JudgeGroup", "Plan", "aclose_judges", "build_plan", "merge",
+           "resolve_metrics"]
 
 _BY_NAME: dict[str, type[Metric]] = {
     "faithfulness": Faithfulness, "hallucination": Hallucination,
@@ -106,6 +107,8 @@ class JudgeGroup:
 class Plan:
     metrics: tuple[Metric, ...]
     groups: tuple[JudgeGroup, ...]
+    #: Judges this plan built from spec strings: the run closes them when it ends.
+    owned: tuple[Judge, ...] = ()
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -136,7 +139,16 @@ def build_plan(metrics: Sequence[Metric | str] | str | None, judge: Judge | str 
         JudgeGroup(judge=with_cache(ms[0].judge, cache),  # type: ignore[arg-type]
                    identity=judge_identity(ms[0].judge), metrics=tuple(ms))
         for ms in by_key.values())
-    return Plan(tuple(resolved), groups)
+    owned = (default,) if default is not None and not isinstance(judge, Judge) else ()
+    return Plan(tuple(resolved), groups, owned)
+
+
+async def aclose_judges(judges: Sequence[Any]) -> None:
+    """Close judges that hold connections (``aclose()``, e.g. the OpenAI judge's HTTP client)."""
+    for judge in judges:
+        close = getattr(judge, "aclose", None)
+        if callable(close):
+            await close()
 
 
 def merge(plan: Plan, results: Sequence[SampleResult]) -> SampleResult:
