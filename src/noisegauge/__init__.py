@@ -16,8 +16,8 @@ from .judges import FakeJudge, Judge, Usage, get_judge
 from .samples import Sample
 from .scoring import (
     AnswerF1, AnswerPrecision, AnswerRecall, ContextPrecision, ContextRecall, ContextUtilization,
-    Faithfulness, Hallucination, Metric, MetricResult, NoiseSensitivity, SampleResult,
-    SelfKnowledge, ascore_sample, score_sample,
+    Faithfulness, Hallucination, Metric, MetricResult, NoiseSensitivity, RankedContextPrecision,
+    SampleResult, SelfKnowledge, ascore_sample, score_sample,
 )
 from .verdicts import Verdict
 
@@ -45,7 +45,8 @@ __all__ = [
     "Judge", "FakeJudge", "Usage", "get_judge",
     "Metric", "MetricResult", "SampleResult", "NoiseSensitivity", "Faithfulness",
     "Hallucination", "SelfKnowledge", "ContextPrecision", "ContextRecall", "ContextUtilization",
-    "AnswerPrecision", "AnswerRecall", "AnswerF1", "ascore_sample", "score_sample",
+    "AnswerPrecision", "AnswerRecall", "AnswerF1", "RankedContextPrecision", "ascore_sample",
+    "score_sample",
     "evaluate", "aevaluate", "Report",
     "NoiseGaugeError", "InvalidSample", "InvalidInput", "JudgeError", "JudgeUnavailable",
     "JudgeOutputError", "MissingDependency", "SyncInAsyncError",

@@ -3,6 +3,7 @@
 from .evidence import ChunkEvidence, Evidence, ReferenceClaimEvidence, ResponseClaimEvidence, build_evidence
 from .matrix import ClaimVerdicts
 from .metrics import METRIC_NAMES, MetricValue, compute_metrics
+from .ranked import RANKED_CONTEXT_PRECISION, ranked_context_precision, ranked_precision
 from .summary import MetricSummary, summarize
 
 __all__ = [
@@ -17,4 +18,7 @@ __all__ = [
     "build_evidence",
     "MetricSummary",
     "summarize",
+    "RANKED_CONTEXT_PRECISION",
+    "ranked_context_precision",
+    "ranked_precision",
 ]

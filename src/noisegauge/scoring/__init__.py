@@ -3,7 +3,8 @@
 from .judging import judge_sample
 from .metrics import (
     AnswerF1, AnswerPrecision, AnswerRecall, ContextPrecision, ContextRecall, ContextUtilization,
-    Faithfulness, Hallucination, Metric, NoiseSensitivity, SelfKnowledge, ascore_sample, score_sample,
+    Faithfulness, Hallucination, Metric, NoiseSensitivity, RankedContextPrecision, SelfKnowledge,
+    ascore_sample, score_sample,
 )
 from .results import MetricResult, SampleResult, Status, result_from_verdicts
 
@@ -11,5 +12,5 @@ __all__ = [
     "judge_sample", "SampleResult", "MetricResult", "Status", "result_from_verdicts",
     "Metric", "NoiseSensitivity", "Faithfulness", "Hallucination", "SelfKnowledge",
     "ContextPrecision", "ContextRecall", "ContextUtilization", "AnswerPrecision", "AnswerRecall",
-    "AnswerF1", "ascore_sample", "score_sample",
+    "AnswerF1", "RankedContextPrecision", "ascore_sample", "score_sample",
 ]

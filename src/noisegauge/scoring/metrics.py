@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, cast
 
 from .._async import run_sync
+from ..engine.ranked import RANKED_CONTEXT_PRECISION, ranked_context_precision
 from ..judges.base import Judge, metered
 from ..judges.registry import get_judge
 from ..samples import Sample
@@ -19,7 +20,8 @@ from .results import MetricResult, SampleResult, Status, error_result, result_fr
 
 __all__ = ["Metric", "NoiseSensitivity", "Faithfulness", "Hallucination", "SelfKnowledge",
            "ContextPrecision", "ContextRecall", "ContextUtilization", "AnswerPrecision",
-           "AnswerRecall", "AnswerF1", "ascore_sample", "score_sample", "as_sample"]
+           "AnswerRecall", "AnswerF1", "RankedContextPrecision", "ascore_sample", "score_sample",
+           "as_sample"]
 
 
 def as_sample(sample: Sample | Mapping[str, Any] | None, fields: Mapping[str, Any],
@@ -167,6 +169,22 @@ class AnswerRecall(Metric):
 class AnswerF1(Metric):
     """Per-sample harmonic mean of answer precision and recall."""
     metric: ClassVar[str] = "f1"
+
+
+@dataclass(frozen=True)
+class RankedContextPrecision(Metric):
+    """Ragas' rank-aware context precision: mean precision@k over the ranks holding a
+    relevant chunk (relevance as in ``ContextPrecision``). Same judge work, no extra call."""
+    metric: ClassVar[str] = RANKED_CONTEXT_PRECISION
+
+    def pick(self, result: SampleResult) -> MetricResult:
+        if result.status == "error" or result.verdicts is None:
+            return super().pick(result)
+        mv = ranked_context_precision(result.verdicts)
+        if mv.value is None:
+            return MetricResult(name=self.name, value=None, status="undefined", reason=mv.reason,
+                                sample=result)
+        return MetricResult(name=self.name, value=mv.value, status="ok", reason=None, sample=result)
 
 
 def metric_names(metrics: Sequence[Metric]) -> list[str]:

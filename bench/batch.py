@@ -1,0 +1,125 @@
+"""Batch throughput and memory: ``noisegauge score`` on 1k, 10k and 100k generated samples.
+
+Prints, per size: samples per second, peak RSS of the scoring process, judge calls per sample,
+and the same for a rerun of the same command (which must make 0 judge calls: the cache).
+
+    python bench/batch.py                      # 1k, 10k, 100k with lexical (fake if absent)
+    python bench/batch.py --sizes 1000 --judge fake --no-cache
+
+``fake`` here is FakeJudge without its per-call log, so memory figures are the runner's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from noisegauge import FakeJudge
+from noisegauge.cli.main import main as cli_main
+from noisegauge.judges.registry import JUDGE_FACTORIES
+
+WORDS = ["alpha", "beta", "gamma", "delta", "river", "mountain", "city", "policy", "plan", "price", "region", "support", "notice", "period", "contract", "data", "model", "answer", "retrieval", "chunk", "noise", "signal", "value"]
+
+
+def _sentence(rng: random.Random) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 12))).capitalize() + "."
+
+
+def generate(path: Path, n: int, seed: int = 0) -> None:
+    """Rows like a RAG log: 4 chunks; the response copies some chunk sentences, adds its own."""
+    rng = random.Random(seed)
+    with path.open("w", encoding="utf-8") as fh:
+        for i in range(n):
+            chunks = [" ".join(_sentence(rng) for _ in range(3)) for _ in range(4)]
+            reference = " ".join([chunks[0].split(". ")[0] + ".", _sentence(rng)])
+            response = " ".join([chunks[0].split(". ")[0] + ".", chunks[2].split(". ")[1] + ".",
+                                 _sentence(rng)])
+            fh.write(json.dumps({"id": f"s{i}", "user_input": f"Question {i} about "
+                                 f"{rng.choice(WORDS)}?", "response": response,
+                                 "reference": reference, "retrieved_contexts": chunks}) + "\n")
+
+
+class QuietFakeJudge(FakeJudge):
+    """FakeJudge without its call log (the log keeps every premise: a test aid, not a leak)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.calls = _Discard()
+
+
+class _Discard(list):  # type: ignore[type-arg]
+    def append(self, item: Any) -> None:
+        pass
+
+
+def make_quiet_fake(arg: str | None, **kwargs: Any) -> QuietFakeJudge:
+    return QuietFakeJudge(**kwargs)
+
+
+def run(args: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MiB) of one ``noisegauge score`` process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, __file__, "--cli", "score", *args],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"noisegauge score failed: {proc.stderr.read().decode() if proc.stderr else ''}")
+    rss_kib = usage.ru_maxrss if sys.platform != "darwin" else usage.ru_maxrss / 1024
+    return wall, rss_kib / 1024
+
+
+def calls_per_sample(out: Path) -> tuple[float, float]:
+    calls = cached = n = 0
+    with out.open() as fh:
+        for line in fh:
+            usage = json.loads(line)["usage"]
+            calls += usage["calls"]
+            cached += usage["cached_calls"]
+            n += 1
+    return calls / n, cached / n
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["--cli"]:  # child: the real CLI, plus the bench's quiet fake judge
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        JUDGE_FACTORIES["fake"] = "batch:make_quiet_fake"
+        cli_main(sys.argv[2:])
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    default_judge = "lexical" if importlib.util.find_spec("noisegauge.judges.lexical") else "fake"
+    parser.add_argument("--judge", default=default_judge)
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--no-cache", action="store_true", help="measure without the cache")
+    opts = parser.parse_args()
+    print(f"judge={opts.judge} concurrency={opts.concurrency} cache={'off' if opts.no_cache else 'on'}"
+          f" python={sys.version.split()[0]}")
+    print(f"{'samples':>8} {'samples/s':>10} {'peak RSS MiB':>13} {'calls/sample':>13} "
+          f"{'rerun samples/s':>16} {'rerun RSS MiB':>14} {'rerun calls/sample':>19}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in (int(s) for s in opts.sizes.split(",")):
+            data, out, cache = Path(tmp, f"in{n}.jsonl"), Path(tmp, f"out{n}.jsonl"), Path(tmp, f"c{n}.db")
+            generate(data, n)
+            cmd = [str(data), "--judge", opts.judge, "--out", str(out), "-q",
+                   "--concurrency", str(opts.concurrency)]
+            cmd += ["--no-cache"] if opts.no_cache else ["--cache", str(cache)]
+            wall, rss = run(cmd)
+            cps, _ = calls_per_sample(out)
+            wall2, rss2 = run(cmd)  # the same command again
+            cps2, _ = calls_per_sample(out)
+            print(f"{n:>8} {n / wall:>10.0f} {rss:>13.0f} {cps:>13.2f} {n / wall2:>16.0f} "
+                  f"{rss2:>14.0f} {cps2:>19.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

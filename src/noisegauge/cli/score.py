@@ -1,0 +1,238 @@
+"""``noisegauge score INPUT``: score a dataset file; summary on stdout, progress on stderr.
+
+Exit codes: 0 done; 1 a ``--fail-above``/``--fail-below`` gate failed; 2 bad invocation,
+unreadable input, or a bad row under ``--strict``. Bad rows otherwise become ``error`` rows.
+CSV input: one row per sample with a header; list columns (``retrieved_contexts`` or
+``contexts``) hold a JSON list, e.g. ``["chunk one", "chunk two"]``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+from rich import box
+from rich.console import Console
+from rich.logging import RichHandler
+from rich.table import Table
+
+from ..cache import resolve_cache
+from ..errors import InvalidSample, NoiseGaugeError
+from ..io.readers import FORMATS, open_source
+from ..io.writers import OUTPUT_FORMATS, output_format
+from ..judges.registry import get_judge
+from ..runner.journal import Journal
+from ..runner.plan import METRIC_ALIASES, aclose_judges, build_plan
+from ..runner.progress import RichProgress, usage_line
+from ..runner.run import arun, finalize
+from ..runner.stats import RunStats
+
+__all__ = ["score"]
+
+Gate = tuple[str, float, str]  # (metric, threshold, "above" | "below")
+
+
+def _parse_gates(values: tuple[str, ...], direction: str) -> list[Gate]:
+    gates = []
+    for text in values:
+        name, sep, raw = text.partition("=")
+        try:
+            threshold = float(raw)
+        except ValueError:
+            threshold = float("nan")
+        if not sep or not name.strip() or math.isnan(threshold):
+            raise click.BadParameter(f"{text!r}: expected METRIC=VALUE, e.g. "
+                                     "noise_sensitivity_relevant=0.3",
+                                     param_hint=f"--fail-{direction}")
+        name = name.strip().lower()
+        gates.append((METRIC_ALIASES.get(name, name), threshold, direction))
+    return gates
+
+
+@contextlib.contextmanager
+def _logging(quiet: bool) -> Iterator[None]:
+    """noisegauge's warnings on stderr for the length of the command."""
+    logger = logging.getLogger("noisegauge")
+    handler = RichHandler(console=Console(stderr=True), show_time=False, show_path=False)
+    handler.setLevel(logging.ERROR if quiet else logging.INFO)
+    logger.addHandler(handler)
+    old, logger.propagate = logger.propagate, False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = old
+
+
+def _table(stats: RunStats) -> Table:
+    table = Table(title="noisegauge summary", title_justify="left", box=box.SIMPLE_HEAD)
+    table.add_column("metric", no_wrap=True)
+    for col in ("mean", "95% CI", "n", "undefined", "errors"):
+        table.add_column(col, justify="right", no_wrap=True)
+    for name, s in stats.summary().items():
+        mean = "undefined" if s.mean is None else f"{s.mean:.3f}"
+        ci = "-" if s.ci is None else f"[{s.ci[0]:.3f}, {s.ci[1]:.3f}]"
+        table.add_row(name, mean, ci, str(s.n), str(s.undefined), str(s.errors))
+    return table
+
+
+def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None) -> None:
+    # Piped into a file or CI log, rich would assume 80 columns and truncate names.
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 100)
+    console.print(_table(stats))
+    st, u = stats.status, stats.usage
+    cost = "unknown" if u.cost_usd is None else f"${u.cost_usd:.4f}"
+    console.print(f"rows {stats.rows:,}: ok {st.get('ok', 0):,}, undefined "
+                  f"{st.get('undefined', 0):,}, error {st.get('error', 0):,}")
+    console.print(f"judge: calls {u.calls:,}, cached {u.cached_calls:,}, tokens "
+                  f"{u.prompt_tokens:,} prompt + {u.completion_tokens:,} completion, cost {cost}")
+    if stats.resumed:
+        console.print(f"resumed {stats.resumed:,} rows from an interrupted run; "
+                      f"this run: {usage_line(stats)}")
+    if out is not None:
+        console.print(f"results: {out}")
+    if cache_path is not None:
+        console.print(f"cache: {cache_path}")
+
+
+@click.command()
+@click.argument("input_path", metavar="INPUT", type=click.Path(path_type=Path))
+@click.option("--judge", "judge_spec", default="lexical", show_default=True,
+              help="lexical, precomputed (use claims/verdicts in the input), fake, "
+                   "openai:MODEL, nli:PATH.")
+@click.option("--base-url", help="Endpoint of an OpenAI-compatible judge.")
+@click.option("--api-key", help="API key of the judge (default: the provider's env variable).")
+@click.option("--out", "out", type=click.Path(path_type=Path, dir_okay=False),
+              help="Write one result per input row, in input order: .jsonl (default), "
+                   ".json (RAGChecker format), .csv or .parquet. Resumes if interrupted.")
+@click.option("--out-format", type=click.Choice(OUTPUT_FORMATS), help="Force the output format.")
+@click.option("--format", "input_format", type=click.Choice(FORMATS),
+              help="Force the input format (default: from the extension and content).")
+@click.option("--metrics", help="Comma-separated metric names (default: all RAGChecker metrics); "
+                                "also context_precision_ranked, noise_sensitivity.")
+@click.option("--fail-above", multiple=True, metavar="METRIC=VALUE",
+              help="Exit 1 if the metric's mean exceeds VALUE (repeatable).")
+@click.option("--fail-below", multiple=True, metavar="METRIC=VALUE",
+              help="Exit 1 if the metric's mean is below VALUE (repeatable).")
+@click.option("--concurrency", default=8, show_default=True, type=click.IntRange(min=1),
+              help="Samples judged at once.")
+@click.option("--cache", "cache_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="Judge cache file (default: $NOISEGAUGE_CACHE or the user cache directory).")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the judge cache.")
+@click.option("--restart", is_flag=True, help="Ignore results left by an interrupted run.")
+@click.option("--strict", is_flag=True, help="Stop at the first bad row (exit 2).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar or notes on stderr.")
+def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str | None,
+          out: Path | None, out_format: str | None, input_format: str | None, metrics: str | None,
+          fail_above: tuple[str, ...], fail_below: tuple[str, ...], concurrency: int,
+          cache_path: Path | None, no_cache: bool, restart: bool, strict: bool,
+          quiet: bool) -> None:
+    """Score every row of INPUT (JSONL, JSON, RAGChecker JSON, CSV, Parquet).
+
+    Fields: user_input/question/query, response/answer, reference/ground_truth/gt_answer,
+    retrieved_contexts/contexts/retrieved_context. In CSV, contexts are a JSON list:
+    "[""chunk one"", ""chunk two""]".
+
+    A bad row becomes an error row naming its row and field; the run goes on (--strict stops).
+    Interrupted with --out? Run the same command again: finished rows are not judged again.
+
+    Exit codes: 0 done, 1 a --fail-above/--fail-below gate failed, 2 bad invocation or input.
+    """
+    gates = _parse_gates(fail_above, "above") + _parse_gates(fail_below, "below")
+    err = Console(stderr=True, highlight=False)
+    with _logging(quiet):
+        try:
+            stats, cache_file = _run(input_path, judge_spec, base_url, api_key, out, out_format,
+                                     input_format, metrics, gates, concurrency, cache_path,
+                                     no_cache, restart, strict, quiet)
+        except InvalidSample as exc:
+            err.print(f"[red]error:[/red] {exc}; stopping (--strict). Finished rows are kept "
+                      "for the next run.")
+            sys.exit(2)
+        except NoiseGaugeError as exc:
+            err.print(f"[red]error:[/red] {exc}")
+            sys.exit(2)
+        except KeyboardInterrupt:
+            err.print("interrupted; finished rows are saved. Run the same command to resume.")
+            sys.exit(130)
+    if stats.first_errors and not quiet:
+        err.print(f"{stats.status['error']:,} row(s) could not be scored (status error); first:")
+        for _, reason in stats.first_errors[:5]:
+            err.print(f"  {reason}", soft_wrap=True)
+    _print_summary(stats, out, cache_file)
+    failed = []
+    summary = stats.summary()
+    for name, threshold, direction in gates:
+        mean = summary[name].mean
+        if mean is None:
+            failed.append(f"--fail-{direction} {name}={threshold:g}: no sample defined "
+                          f"{name}, so the gate cannot pass")
+        elif (mean > threshold) if direction == "above" else (mean < threshold):
+            sign = ">" if direction == "above" else "<"
+            failed.append(f"--fail-{direction} {name}={threshold:g}: mean {mean:.4f} {sign} "
+                          f"{threshold:g}")
+    for message in failed:
+        err.print(f"[red]gate failed:[/red] {message}")
+    if failed:
+        sys.exit(1)
+
+
+def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str | None,
+         out: Path | None, out_format: str | None, input_format: str | None,
+         metrics: str | None, gates: list[Gate], concurrency: int, cache_path: Path | None,
+         no_cache: bool, restart: bool, strict: bool, quiet: bool) -> tuple[RunStats, Path | None]:
+    if no_cache and cache_path is not None:
+        raise click.UsageError("--cache and --no-cache contradict each other")
+    if out is not None and input_path.exists() and out.exists() and out.samefile(input_path):
+        raise click.UsageError("--out would overwrite INPUT; choose another file")
+    source = open_source(input_path, input_format)
+    kwargs: dict[str, Any] = {k: v for k, v in (("base_url", base_url), ("api_key", api_key))
+                              if v is not None}
+    try:
+        judge = get_judge(judge_spec, **kwargs)
+    except TypeError as exc:
+        raise click.UsageError(f"judge {judge_spec!r} does not take --base-url/--api-key ({exc})")
+    store = None if no_cache else resolve_cache(cache_path)
+    try:
+        plan = build_plan(metrics, judge, store)
+        for name, _, direction in gates:
+            if name not in plan.names:
+                raise click.BadParameter(f"{name!r} is not among the scored metrics "
+                                         f"({', '.join(plan.names)})", param_hint=f"--fail-{direction}")
+        journal = fmt = None
+        if out is not None:
+            fmt = output_format(out, out_format)
+            journal = Journal(out, {**plan.config(), "format": fmt}, resume=not restart)
+            done = journal.open()
+            if done and not quiet:
+                logging.getLogger("noisegauge").info(
+                    "resuming: %d finished rows found in %s", done, journal.path)
+        progress = None if quiet else RichProgress(source.total, console=Console(stderr=True))
+        try:
+            async def go() -> RunStats:
+                try:
+                    return await arun(source, plan, concurrency=concurrency, strict=strict,
+                                      journal=journal, keep_samples=fmt == "ragchecker",
+                                      progress=progress)
+                finally:
+                    await aclose_judges([judge])  # in the loop that used it
+
+            with progress if progress is not None else contextlib.nullcontext():
+                stats = asyncio.run(go())
+            if journal is not None and out is not None and fmt is not None:
+                finalize(journal, stats.rows, out, fmt, plan.names)
+        except BaseException:
+            if journal is not None:
+                journal.close(remove=False)
+            raise
+    finally:
+        if store is not None:
+            store.close()
+    return stats, (store.path if store is not None else None)

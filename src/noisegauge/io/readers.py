@@ -1,0 +1,238 @@
+"""Reading datasets: files (JSONL, JSON, RAGChecker JSON, CSV, Parquet) and in-memory objects
+(lists of dicts or Samples, column dicts, pandas DataFrames, Hugging Face datasets).
+
+Everything streams row by row except a JSON document, which must be parsed whole (use JSONL
+for big runs). pandas, pyarrow and datasets are imported only when such an input is used.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import sys
+from collections.abc import Iterable, Iterator, Mapping, Sized
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from ..errors import InvalidInput, InvalidSample, MissingDependency
+from ..samples import Sample
+from .rows import RawRow, clean_tabular, fingerprint, record_row, sample_row
+
+__all__ = ["FORMATS", "InputFormat", "Source", "detect_format", "open_source"]
+
+InputFormat = Literal["jsonl", "json", "ragchecker", "csv", "parquet"]
+FORMATS: tuple[str, ...] = ("jsonl", "json", "ragchecker", "csv", "parquet")
+_EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv",
+               ".tsv": "csv", ".parquet": "parquet", ".pq": "parquet"}
+_BATCH = 1024
+
+
+@dataclass
+class Source:
+    """Rows of one dataset, read lazily; ``total`` is known for most sources (for the ETA)."""
+
+    rows: Iterable[RawRow]
+    total: int | None
+    name: str
+
+    def __iter__(self) -> Iterator[RawRow]:
+        return iter(self.rows)
+
+
+def open_source(dataset: Any, format: str | None = None) -> Source:
+    """Wrap anything ``evaluate`` accepts as a ``Source``."""
+    if isinstance(dataset, Source):
+        return dataset
+    if isinstance(dataset, (str, os.PathLike)):
+        return _open_path(Path(dataset), format)
+    module = type(dataset).__module__.split(".")[0]
+    if module == "pandas" and hasattr(dataset, "iloc"):
+        return Source(_dataframe_rows(dataset), len(dataset), "DataFrame")
+    if module == "datasets" and hasattr(dataset, "iter"):
+        return Source(_hf_rows(dataset), len(dataset), "datasets.Dataset")
+    if isinstance(dataset, Mapping):
+        if isinstance(dataset.get("results"), list):  # RAGChecker JSON already loaded
+            return Source(_object_rows(dataset["results"]), len(dataset["results"]), "RAGChecker")
+        return _columns_source(dataset)
+    if isinstance(dataset, (Sample, bytes)) or not isinstance(dataset, Iterable):
+        raise InvalidInput(
+            f"cannot evaluate a {type(dataset).__name__}: expected a list of dicts or Samples, "
+            "a pandas DataFrame, a datasets.Dataset, or a path to JSONL/JSON/CSV/Parquet")
+    total = len(dataset) if isinstance(dataset, Sized) else None
+    return Source(_object_rows(dataset), total, type(dataset).__name__)
+
+
+def _object_rows(items: Iterable[Any]) -> Iterator[RawRow]:
+    for i, item in enumerate(items):
+        yield sample_row(i, item) if isinstance(item, Sample) else record_row(i, item)
+
+
+def _columns_source(columns: Mapping[str, Any]) -> Source:
+    """``{"question": [...], "answer": [...], ...}``, as ``Dataset.from_dict`` takes it."""
+    lengths = {k: len(v) for k, v in columns.items() if isinstance(v, (list, tuple))}
+    if len(lengths) != len(columns) or len(set(lengths.values())) > 1:
+        raise InvalidInput("a dict dataset must map every column name to a list of the same "
+                           f"length (got lengths {lengths}); or pass a list of row dicts")
+    n = next(iter(lengths.values()), 0)
+    rows = ({k: columns[k][i] for k in columns} for i in range(n))
+    return Source(_object_rows(rows), n, "dict of columns")
+
+
+def _dataframe_rows(df: Any) -> Iterator[RawRow]:
+    for start in range(0, len(df), _BATCH):
+        for offset, rec in enumerate(df.iloc[start:start + _BATCH].to_dict("records")):
+            yield record_row(start + offset, clean_tabular(rec))
+
+
+def _hf_rows(ds: Any) -> Iterator[RawRow]:
+    index = 0
+    for batch in ds.iter(batch_size=_BATCH):
+        names = list(batch)
+        for j in range(len(batch[names[0]]) if names else 0):
+            yield record_row(index, clean_tabular({k: batch[k][j] for k in names}))
+            index += 1
+
+
+# --- files -----------------------------------------------------------------------------------
+
+def detect_format(path: Path, forced: str | None = None) -> str:
+    """From ``forced``, else the extension, else a look at the first bytes."""
+    if forced:
+        if forced not in FORMATS:
+            raise InvalidInput(f"unknown input format {forced!r}; expected one of {', '.join(FORMATS)}")
+        return forced
+    by_ext = _EXTENSIONS.get(path.suffix.lower())
+    if by_ext is not None:
+        return by_ext
+    with path.open("rb") as f:
+        head = f.read(4096)
+    if head.startswith(b"PAR1"):
+        return "parquet"
+    first = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    return {b"[": "json", b"{": "jsonl"}.get(first, "csv")
+
+
+def _open_path(path: Path, forced: str | None) -> Source:
+    if not path.exists():
+        raise InvalidInput(f"input file not found: {path}")
+    if path.is_dir():
+        raise InvalidInput(f"input is a directory, expected a file: {path}")
+    fmt = detect_format(path, forced)
+    if fmt == "jsonl":
+        return Source(_jsonl_rows(path), _count_lines(path), str(path))
+    if fmt in ("json", "ragchecker"):
+        return _json_source(path, fmt)
+    if fmt == "csv":
+        return Source(_csv_rows(path), None, str(path))
+    return _parquet_source(path)
+
+
+def _count_lines(path: Path) -> int:
+    n = 0
+    with path.open("rb") as f:
+        for line in f:
+            n += bool(line.strip())
+    return n
+
+
+def _jsonl_rows(path: Path) -> Iterator[RawRow]:
+    """One row per non-blank line, decoded on its own: a bad line is one error row."""
+    index = 0
+    with path.open("rb") as f:
+        for lineno, line in enumerate(f, start=1):
+            raw = line.strip()
+            if not raw:
+                continue
+            if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            fp = fingerprint(raw)
+            try:
+                record = json.loads(raw.decode("utf-8", "surrogateescape"))
+            except json.JSONDecodeError as exc:
+                yield RawRow(index, fp, error=InvalidSample(
+                    f"line {lineno}: invalid JSON ({exc.msg} at column {exc.colno})", row=index,
+                    expected="one JSON object per line"))
+            else:
+                yield record_row(index, record, fp=fp, where=f"line {lineno}")
+            index += 1
+
+
+def _json_source(path: Path, fmt: str) -> Source:
+    text = path.read_bytes().decode("utf-8-sig", "surrogateescape")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if fmt == "json" and text.lstrip().startswith("{") and "\n{" in text:
+            return Source(_jsonl_rows(path), _count_lines(path), str(path))  # JSONL named .json
+        raise InvalidInput(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column "
+                           f"{exc.colno}); JSON Lines files should end in .jsonl") from exc
+    if isinstance(data, Mapping) and isinstance(data.get("results"), list):
+        data = data["results"]
+    elif fmt == "ragchecker":
+        raise InvalidInput(f'{path}: RAGChecker JSON needs a top-level {{"results": [...]}}')
+    if isinstance(data, Mapping):
+        source = _columns_source(data)
+        source.name = str(path)
+        return source
+    if not isinstance(data, list):
+        raise InvalidInput(f"{path}: expected a JSON list of records or "
+                           f'{{"results": [...]}}, got {type(data).__name__}')
+    return Source(_object_rows(data), len(data), str(path))
+
+
+def _csv_rows(path: Path) -> Iterator[RawRow]:
+    """CSV with a header row; list columns (contexts) hold JSON text, e.g. ``["a", "b"]``."""
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # big chunks are checked per row instead
+    delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
+    with path.open("r", encoding="utf-8-sig", errors="surrogateescape", newline="") as f:
+        reader = csv.reader(f, delimiter=delimiter)
+        try:
+            header = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise InvalidInput(f"{path}: cannot read the CSV header: {exc}") from exc
+        index = 0
+        while True:
+            try:
+                cells = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:
+                yield RawRow(index, fingerprint(str(exc).encode()), error=InvalidSample(
+                    f"line {reader.line_num}: unreadable CSV ({exc})", row=index))
+                index += 1
+                continue
+            if not any(c.strip() for c in cells):
+                continue
+            line_fp = fingerprint("\x1f".join(cells).encode("utf-8", "surrogateescape"))
+            if len(cells) != len(header):
+                yield RawRow(index, line_fp, error=InvalidSample(
+                    f"line {reader.line_num}: {len(cells)} cells for {len(header)} columns",
+                    row=index, expected="one cell per header column"))
+            else:
+                record = clean_tabular(dict(zip(header, cells)))
+                yield record_row(index, record, fp=line_fp, where=f"line {reader.line_num}")
+            index += 1
+
+
+def _parquet_source(path: Path) -> Source:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError as exc:
+        raise MissingDependency("reading Parquet", "tables", "pyarrow") from exc
+    try:
+        pf = pq.ParquetFile(path)
+    except Exception as exc:  # pyarrow raises its own ArrowInvalid for a corrupt file
+        raise InvalidInput(f"{path}: not a readable Parquet file ({exc})") from exc
+
+    def rows() -> Iterator[RawRow]:
+        index = 0
+        for batch in pf.iter_batches(batch_size=_BATCH):
+            for rec in batch.to_pylist():
+                yield record_row(index, clean_tabular(rec))
+                index += 1
+
+    return Source(rows(), pf.metadata.num_rows, str(path))

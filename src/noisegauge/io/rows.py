@@ -1,0 +1,130 @@
+"""One input row as read from any source, before it becomes a ``Sample``.
+
+Readers never raise for a bad row: they yield a ``RawRow`` carrying an ``InvalidSample``
+that names the row and field, so the run reports it and goes on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InvalidSample
+from ..samples import FIELD_ALIASES, Sample
+
+__all__ = ["RawRow", "clean_tabular", "find_bad_text", "fingerprint", "record_row", "sample_row"]
+
+#: Fields whose value is a list or object; tabular sources (CSV) carry them as JSON text.
+JSON_FIELDS = frozenset(FIELD_ALIASES["retrieved_contexts"]) | {
+    "response_claims", "gt_answer_claims", "answer2response", "response2answer",
+    "retrieved2response", "retrieved2answer", "metadata", "chunk_ids", "ground_truths"}
+
+
+@dataclass(frozen=True)
+class RawRow:
+    """Row ``index`` (0-based input position): a record, a ready ``Sample``, or an error.
+
+    ``fingerprint`` identifies the row's content, so a resumed run reuses a stored result
+    only for a row that did not change.
+    """
+
+    index: int
+    fingerprint: str
+    record: Mapping[str, Any] | None = None
+    sample: Sample | None = None
+    error: InvalidSample | None = None
+
+
+def fingerprint(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _record_fingerprint(record: Any) -> str:
+    # ensure_ascii keeps lone surrogates (undecodable bytes) hashable as escapes.
+    return fingerprint(json.dumps(record, sort_keys=True, default=str).encode("ascii"))
+
+
+def find_bad_text(value: Any, path: str = "") -> str | None:
+    """The first field holding text that was not valid UTF-8 (decoded with surrogateescape)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return path or "(row)"
+        return None
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            found = find_bad_text(v, f"{path}.{k}" if path else str(k))
+            if found:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for j, v in enumerate(value):
+            found = find_bad_text(v, f"{path}[{j}]")
+            if found:
+                return found
+    return None
+
+
+def record_row(index: int, record: Any, *, fp: str | None = None, where: str = "") -> RawRow:
+    """Check the generic shape of a decoded record (an object, valid UTF-8)."""
+    prefix = f"{where}: " if where else ""
+    digest = fp or _record_fingerprint(record)
+    if not isinstance(record, Mapping):
+        return RawRow(index, digest, error=InvalidSample(
+            f"{prefix}a record must be an object, got {type(record).__name__}", row=index,
+            expected="an object with user_input, response, reference, retrieved_contexts"))
+    bad = find_bad_text(record)
+    if bad is not None:
+        return RawRow(index, digest, error=InvalidSample(
+            f"{prefix}contains bytes that are not valid UTF-8", row=index, field=bad,
+            expected="UTF-8 text"))
+    return RawRow(index, digest, record=record)
+
+
+def sample_row(index: int, sample: Sample) -> RawRow:
+    data: dict[str, Any] = sample.to_record()
+    if sample.chunk_ids is not None:
+        data["chunk_ids"] = list(sample.chunk_ids)
+    if sample.precomputed is not None:
+        data["precomputed"] = sample.precomputed.to_dict()
+    return RawRow(index, _record_fingerprint(data), sample=sample)
+
+
+def _clean_value(value: Any) -> Any:
+    """numpy/pandas/pyarrow values to plain Python: arrays to lists, NaN/NA to None."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        return None if math.isnan(value) else value
+    if isinstance(value, Mapping):
+        return {k: _clean_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean_value(v) for v in value]
+    tolist = getattr(value, "tolist", None)  # numpy arrays and scalars
+    if callable(tolist):
+        return _clean_value(tolist())
+    if type(value).__name__ in ("NAType", "NaTType"):
+        return None
+    return value
+
+
+def clean_tabular(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A row of a table as a plain record; JSON text in list-typed columns is decoded."""
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        value = _clean_value(value)
+        if key in JSON_FIELDS and isinstance(value, str):
+            text = value.strip()
+            if text[:1] in ("[", "{"):
+                try:
+                    value = json.loads(text)
+                except json.JSONDecodeError:
+                    pass  # left as text: Sample validation names the field and the fix
+            elif not text:
+                value = None
+        out[str(key)] = value
+    return out

@@ -1,0 +1,216 @@
+"""``evaluate`` / ``aevaluate``: score a whole dataset, get a ``Report``.
+
+>>> from noisegauge import FakeJudge, NoiseSensitivity, evaluate
+>>> judge = FakeJudge()
+>>> rows = [{"user_input": "q", "response": "A. B.", "reference": "A.",
+...          "retrieved_contexts": ["A.", "B."]}]
+>>> report = evaluate(rows, metrics=[NoiseSensitivity(judge=judge)], cache=False, progress=False)
+>>> report.results[0].value("noise_sensitivity_relevant")
+0.0
+>>> report.results[0].value("noise_sensitivity_irrelevant")
+0.5
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .._async import run_sync
+from ..cache import CacheOption, JudgeCache, resolve_cache
+from ..engine.evidence import build_evidence
+from ..engine.matrix import ClaimVerdicts
+from ..engine.metrics import MetricValue
+from ..engine.summary import MetricSummary
+from ..errors import MissingDependency
+from ..io.ragchecker import RagcheckerWriter
+from ..io.readers import open_source
+from ..io.writers import open_writer, output_format
+from ..judges.base import Judge, Usage
+from ..samples import Sample
+from ..scoring.metrics import Metric
+from ..scoring.results import SampleResult
+from .journal import Journal
+from .plan import aclose_judges, build_plan
+from .progress import RichProgress
+from .run import arun, finalize
+from .stats import RunStats
+
+__all__ = ["Report", "aevaluate", "evaluate", "result_from_row"]
+
+
+def result_from_row(index: int, row: dict[str, Any], verdicts: dict[str, Any] | None) -> SampleResult:
+    """Rebuild a SampleResult from a stored output row and its verdicts (resumed rows)."""
+    cv = ClaimVerdicts.from_dict(verdicts) if verdicts else None
+    undefined = row.get("undefined") or {}
+    metrics = {name: MetricValue(v, undefined.get(name) if v is None else None)
+               for name, v in (row.get("metrics") or {}).items()}
+    return SampleResult(index=index, id=row.get("id"), status=row["status"],
+                        reason=row.get("reason"), metrics=metrics, verdicts=cv,
+                        evidence=build_evidence(cv) if cv is not None else None,
+                        usage=Usage.from_dict(dict(row.get("usage") or {})))
+
+
+@dataclass
+class Report:
+    """Results of one run, in input order: one ``SampleResult`` per input row (bad rows are
+    ``error`` results), the input ``Sample`` of each (None where it could not be read), the
+    metric columns requested, and the run totals."""
+
+    results: list[SampleResult]
+    samples: list[Sample | None]
+    metrics: tuple[str, ...]
+    stats: RunStats
+    judges: list[dict[str, Any]] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    @property
+    def usage(self) -> Usage:
+        """Judge usage of every row (calls, cached calls, tokens, cost)."""
+        return self.stats.usage
+
+    def summary(self) -> dict[str, MetricSummary]:
+        """Per metric: mean, 95% interval, n defined, undefined, errors."""
+        return self.stats.summary()
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        """Output rows (the CONTRACTS JSONL shape plus ``index``), in input order."""
+        for i, r in enumerate(self.results):
+            row = {"index": i, **r.to_row()}
+            for name in self.metrics:
+                row["metrics"].setdefault(name, r.value(name))
+            yield row
+
+    def to_pandas(self) -> Any:
+        """One row per input row: id, status, reason, the input texts, then a column per metric."""
+        try:
+            import pandas as pd
+        except ImportError as exc:
+            raise MissingDependency("Report.to_pandas()", "tables", "pandas") from exc
+        records = []
+        for r, s in zip(self.results, self.samples):
+            rec: dict[str, Any] = {"id": r.id, "status": r.status, "reason": r.reason,
+                                   "user_input": s.user_input if s else None,
+                                   "response": s.response if s else None,
+                                   "reference": s.reference if s else None,
+                                   "retrieved_contexts": list(s.retrieved_contexts) if s else None}
+            rec.update({name: r.value(name) for name in self.metrics})
+            records.append(rec)
+        columns = ["id", "status", "reason", "user_input", "response", "reference",
+                   "retrieved_contexts", *self.metrics]
+        return pd.DataFrame.from_records(records, columns=columns)
+
+    def _write(self, path: str | os.PathLike[str], fmt: str) -> Path:
+        target = Path(path)
+        tmp = target.with_name(f".{target.name}.tmp")
+        writer = open_writer(tmp, fmt, self.metrics)
+        for row, r, s in zip(self.rows(), self.results, self.samples):
+            writer.add(row["index"], row, s, r.verdicts.to_dict() if r.verdicts else None)
+        writer.close()
+        os.replace(tmp, target)
+        return target
+
+    def to_jsonl(self, path: str | os.PathLike[str]) -> Path:
+        return self._write(path, "jsonl")
+
+    def to_csv(self, path: str | os.PathLike[str]) -> Path:
+        return self._write(path, "csv")
+
+    def to_parquet(self, path: str | os.PathLike[str]) -> Path:
+        return self._write(path, "parquet")
+
+    def to_ragchecker(self, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+        """RAGChecker's JSON (claims, Entailment/Neutral/Contradiction matrices, per-sample
+        metrics under its names, grouped aggregate); also written to ``path`` if given."""
+        buf = io.StringIO()
+        writer = RagcheckerWriter(buf)
+        for row, r, s in zip(self.rows(), self.results, self.samples):
+            writer.add(row["index"], row, s, r.verdicts.to_dict() if r.verdicts else None)
+        writer.close()
+        if path is not None:
+            Path(path).write_text(buf.getvalue(), encoding="utf-8")
+        data: dict[str, Any] = json.loads(buf.getvalue())
+        return data
+
+    def __repr__(self) -> str:
+        parts = [f"{n}={s.mean:.3f}" if s.mean is not None else f"{n}=undefined"
+                 for n, s in self.summary().items()]
+        st = self.stats.status
+        return (f"Report({len(self)} rows: {st.get('ok', 0)} ok, {st.get('undefined', 0)} "
+                f"undefined, {st.get('error', 0)} error; {', '.join(parts)})")
+
+
+async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None = None, *,
+                    judge: Judge | str | None = None, concurrency: int = 8,
+                    cache: CacheOption | JudgeCache = None, out: str | os.PathLike[str] | None = None,
+                    out_format: str | None = None, resume: bool = True, strict: bool = False,
+                    progress: bool | None = None, format: str | None = None) -> Report:
+    """Score ``dataset`` with ``metrics`` (objects or names; default: every RAGChecker metric
+    with ``judge``, default ``"lexical"``). Each sample is judged once per distinct judge.
+
+    ``dataset``: list of dicts or Samples, dict of columns, pandas DataFrame,
+    ``datasets.Dataset``, or a path (JSONL, JSON, RAGChecker JSON, CSV, Parquet; ``format``
+    forces one). ``cache``: None = ``$NOISEGAUGE_CACHE`` or the user cache directory, False =
+    off, or a path. ``out``: also write results there (format from the extension or
+    ``out_format``), resuming from ``OUT.partial`` if a previous run was interrupted.
+    ``strict``: raise ``InvalidSample`` at the first bad row instead of an ``error`` row.
+    """
+    source = open_source(dataset, format)
+    store = resolve_cache(cache)
+    owns_store = not isinstance(cache, JudgeCache)
+    results: dict[int, tuple[SampleResult, Sample | None]] = {}
+
+    def collect(index: int, row: dict[str, Any], verdicts: dict[str, Any] | None,
+                result: SampleResult | None, sample: Sample | None) -> None:
+        results[index] = (result or result_from_row(index, row, verdicts), sample)
+
+    try:
+        plan = build_plan(metrics, judge, store)
+        journal = fmt = None
+        if out is not None:
+            fmt = output_format(Path(out), out_format)
+            journal = Journal(Path(out), {**plan.config(), "format": fmt}, resume=resume)
+            journal.open()
+        show = sys.stderr.isatty() if progress is None else progress
+        bar = RichProgress(source.total) if show else None
+        try:
+            with bar if bar is not None else contextlib.nullcontext():
+                try:
+                    stats = await arun(source, plan, concurrency=concurrency, strict=strict,
+                                       journal=journal, keep_samples=fmt == "ragchecker",
+                                       on_result=collect, progress=bar)
+                finally:
+                    await aclose_judges(plan.owned)
+            if journal is not None and fmt is not None and out is not None:
+                finalize(journal, stats.rows, Path(out), fmt, plan.names)
+        except BaseException:
+            if journal is not None:
+                journal.close(remove=False)  # keep finished rows for the next run
+            raise
+    finally:
+        if store is not None:
+            store.close() if owns_store else store.flush()
+    ordered = [results[i] for i in range(len(results))]
+    return Report(results=[r for r, _ in ordered], samples=[s for _, s in ordered],
+                  metrics=plan.names, stats=stats, judges=[g.identity for g in plan.groups])
+
+
+def evaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None = None, *,
+             judge: Judge | str | None = None, concurrency: int = 8,
+             cache: CacheOption | JudgeCache = None, out: str | os.PathLike[str] | None = None,
+             out_format: str | None = None, resume: bool = True, strict: bool = False,
+             progress: bool | None = None, format: str | None = None) -> Report:
+    """Synchronous ``aevaluate`` (inside a running event loop use ``await aevaluate(...)``)."""
+    return run_sync(aevaluate(dataset, metrics, judge=judge, concurrency=concurrency, cache=cache,
+                              out=out, out_format=out_format, resume=resume, strict=strict,
+                              progress=progress, format=format),
+                    hint="use `await aevaluate(...)`")

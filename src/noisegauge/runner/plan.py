@@ -1,0 +1,174 @@
+"""What a run computes: the metrics, grouped by judge so each sample is judged once per judge.
+
+Every metric reads its number from the same judged pass (``ascore_sample``), so asking for
+all of them costs the judge calls of one. Metrics whose judges have the same identity share
+a group (two ``get_judge("lexical")`` objects are one judge).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..cache import JudgeCache, with_cache
+from ..engine.metrics import METRIC_NAMES, MetricValue
+from ..errors import InvalidInput
+from ..judges.base import Judge, Usage, judge_identity
+from ..judges.registry import get_judge
+from ..scoring.metrics import (
+    AnswerF1,
+    AnswerPrecision,
+    AnswerRecall,
+    ContextPrecision,
+    ContextRecall,
+    ContextUtilization,
+    Faithfulness,
+    Hallucination,
+    Metric,
+    NoiseSensitivity,
+    RankedContextPrecision,
+    SelfKnowledge,
+)
+from ..scoring.results import SampleResult, Status
+
+__all__ = ["METRIC_ALIASES", "JudgeGroup", "Plan", "aclose_judges", "build_plan", "merge",
+           "resolve_metrics"]
+
+_BY_NAME: dict[str, type[Metric]] = {
+    "faithfulness": Faithfulness, "hallucination": Hallucination,
+    "self_knowledge": SelfKnowledge, "context_precision": ContextPrecision,
+    "claim_recall": ContextRecall, "context_utilization": ContextUtilization,
+    "precision": AnswerPrecision, "recall": AnswerRecall, "f1": AnswerF1,
+    "context_precision_ranked": RankedContextPrecision,
+}
+
+#: Other names users know (RAGChecker, Ragas) -> ours.
+METRIC_ALIASES: dict[str, str] = {
+    "noise_sensitivity_in_relevant": "noise_sensitivity_relevant",
+    "noise_sensitivity_in_irrelevant": "noise_sensitivity_irrelevant",
+    "context_recall": "claim_recall", "answer_precision": "precision",
+    "answer_recall": "recall", "answer_f1": "f1", "ranked_context_precision":
+    "context_precision_ranked",
+}
+
+
+def resolve_metrics(metrics: Sequence[Metric | str] | str | None, judge: Judge) -> list[Metric]:
+    """Metric objects from objects or names (``"noise_sensitivity"`` means both modes,
+    ``"all"`` or None every RAGChecker metric)."""
+    if metrics is None:
+        metrics = ["all"]
+    elif isinstance(metrics, str):
+        metrics = [m.strip() for m in metrics.split(",") if m.strip()]
+    out: list[Metric] = []
+    for m in metrics:
+        if isinstance(m, Metric):
+            out.append(m)
+            continue
+        if not isinstance(m, str):
+            raise InvalidInput(f"a metric must be a Metric object or a name, got {type(m).__name__}")
+        name = METRIC_ALIASES.get(m.strip().lower(), m.strip().lower())
+        if name == "all":
+            out += resolve_metrics(list(METRIC_NAMES), judge)
+        elif name == "noise_sensitivity":
+            out += resolve_metrics(["noise_sensitivity_relevant", "noise_sensitivity_irrelevant"],
+                                   judge)
+        elif name.startswith("noise_sensitivity_") and name[18:] in ("relevant", "irrelevant"):
+            out.append(NoiseSensitivity(judge=judge, mode=name[18:]))  # type: ignore[arg-type]
+        elif name in _BY_NAME:
+            out.append(_BY_NAME[name](judge=judge))
+        else:
+            known = ", ".join([*METRIC_NAMES, "context_precision_ranked", "noise_sensitivity", "all"])
+            raise InvalidInput(f"unknown metric {m!r}; known: {known}")
+    seen: dict[str, Metric] = {}
+    for m in out:
+        if m.name in seen and _group_key(m.judge) != _group_key(seen[m.name].judge):
+            raise InvalidInput(f"two metrics fill the column {m.name!r} with different judges; "
+                               "evaluate them in separate runs to compare judges")
+        seen.setdefault(m.name, m)
+    return list(seen.values())  # one column per name, first wins
+
+
+def _group_key(judge: Any) -> str:
+    if callable(getattr(judge, "identity", None)):
+        return json.dumps(judge_identity(judge), sort_keys=True, default=str)
+    return f"object:{id(judge)}"  # no identity(): only the same object is the same judge
+
+
+@dataclass(frozen=True)
+class JudgeGroup:
+    judge: Judge                     # possibly wrapped in the cache
+    identity: dict[str, Any]
+    metrics: tuple[Metric, ...]
+
+
+@dataclass(frozen=True)
+class Plan:
+    metrics: tuple[Metric, ...]
+    groups: tuple[JudgeGroup, ...]
+    #: Judges this plan built from spec strings: the run closes them when it ends.
+    owned: tuple[Judge, ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(m.name for m in self.metrics)
+
+    @property
+    def extra_names(self) -> tuple[str, ...]:
+        """Requested columns beyond the RAGChecker set (e.g. ``context_precision_ranked``)."""
+        return tuple(n for n in self.names if n not in METRIC_NAMES)
+
+    def config(self) -> dict[str, Any]:
+        """What must match for stored results to be reused (resume)."""
+        return {"metrics": list(self.names), "judges": [g.identity for g in self.groups]}
+
+
+def build_plan(metrics: Sequence[Metric | str] | str | None, judge: Judge | str | None,
+               cache: JudgeCache | None) -> Plan:
+    named = metrics is None or isinstance(metrics, str) or any(isinstance(m, str) for m in metrics)
+    # The default judge is built only when a metric is named rather than given as an object.
+    default = get_judge(judge if judge is not None else "lexical") if named else None
+    resolved = resolve_metrics(metrics, default)  # type: ignore[arg-type]
+    if not resolved:
+        raise InvalidInput("no metrics selected")
+    by_key: dict[str, list[Metric]] = {}
+    for m in resolved:
+        by_key.setdefault(_group_key(m.judge), []).append(m)
+    groups = tuple(
+        JudgeGroup(judge=with_cache(ms[0].judge, cache),  # type: ignore[arg-type]
+                   identity=judge_identity(ms[0].judge), metrics=tuple(ms))
+        for ms in by_key.values())
+    owned = (default,) if default is not None and not isinstance(judge, Judge) else ()
+    return Plan(tuple(resolved), groups, owned)
+
+
+async def aclose_judges(judges: Sequence[Any]) -> None:
+    """Close judges that hold connections (``aclose()``, e.g. the OpenAI judge's HTTP client)."""
+    for judge in judges:
+        close = getattr(judge, "aclose", None)
+        if callable(close):
+            await close()
+
+
+def merge(plan: Plan, results: Sequence[SampleResult]) -> SampleResult:
+    """One row from the judged pass of each group: every requested metric from its own
+    judge's pass, evidence from the first group's."""
+    primary = results[0]
+    if len(results) == 1 and not plan.extra_names:
+        return primary
+    metrics: dict[str, MetricValue] = dict(primary.metrics)
+    for group, result in zip(plan.groups, results):
+        for m in group.metrics:
+            picked = m.pick(result)
+            metrics[m.name] = MetricValue(picked.value, picked.reason if picked.value is None
+                                          else None)
+    errors = [r for r in results if r.status == "error"]
+    status: Status = "error" if errors else primary.status
+    reason = errors[0].reason if errors else primary.reason
+    usage = Usage()
+    for r in results:
+        usage.add(r.usage)
+    return SampleResult(index=primary.index, id=primary.id, status=status, reason=reason,
+                        metrics=metrics, verdicts=primary.verdicts, evidence=primary.evidence,
+                        usage=usage)

@@ -1,0 +1,66 @@
+"""Run totals kept while rows stream by: per-metric values (8 bytes each), counts, usage."""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..engine.summary import MetricSummary, mean_ci
+from ..judges.base import Usage
+
+__all__ = ["RunStats"]
+
+
+@dataclass
+class RunStats:
+    """Totals of one run. ``usage`` covers every row in the output, ``run_usage`` only the
+    judge work done by this process (resumed rows cost nothing now)."""
+
+    metric_names: tuple[str, ...]
+    rows: int = 0
+    status: dict[str, int] = field(default_factory=lambda: {"ok": 0, "undefined": 0, "error": 0})
+    resumed: int = 0
+    usage: Usage = field(default_factory=Usage)
+    run_usage: Usage = field(default_factory=Usage)
+    first_errors: list[tuple[int, str]] = field(default_factory=list)
+    _values: dict[str, array[float]] = field(default_factory=dict)
+    _undefined: dict[str, int] = field(default_factory=dict)
+
+    def add(self, index: int, row: Mapping[str, Any], *, resumed: bool) -> None:
+        """Count one output row (the CONTRACTS row shape)."""
+        self.rows += 1
+        status = str(row.get("status"))
+        self.status[status] = self.status.get(status, 0) + 1
+        usage = Usage.from_dict(dict(row.get("usage") or {}))
+        self.usage.add(usage)
+        if resumed:
+            self.resumed += 1
+        else:
+            self.run_usage.add(usage)
+        if status == "error":
+            if len(self.first_errors) < 20:
+                self.first_errors.append((index, str(row.get("reason"))))
+            return
+        metrics = row.get("metrics") or {}
+        for name in self.metric_names:
+            value = metrics.get(name)
+            if value is None:
+                self._undefined[name] = self._undefined.get(name, 0) + 1
+            else:
+                self._values.setdefault(name, array("d")).append(float(value))
+
+    def summary(self) -> dict[str, MetricSummary]:
+        """Per metric: mean, 95% interval, n defined, undefined, errors."""
+        out: dict[str, MetricSummary] = {}
+        for name in self.metric_names:
+            values = list(self._values.get(name, ()))
+            mean, ci = mean_ci(values)
+            out[name] = MetricSummary(name, mean, ci, len(values), self._undefined.get(name, 0),
+                                      self.status.get("error", 0))
+        return out
+
+    def gate_means(self, names: Sequence[str]) -> dict[str, float | None]:
+        s = self.summary()
+        return {n: (s[n].mean if n in s else None) for n in names}

@@ -1,0 +1,104 @@
+"""Helpers shared by the batch-evaluation tests (imported by name: pytest puts tests/ on sys.path)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from noisegauge import FakeJudge, Verdict
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+RAGCHECKER_OUTPUTS = SHARED / "data" / "ragchecker" / "checking_outputs.json"
+
+
+@pytest.fixture(autouse=True)
+def isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Never touch the user's cache: every test gets its own cache file."""
+    path = tmp_path / "cache.sqlite3"
+    monkeypatch.setenv("NOISEGAUGE_CACHE", str(path))
+    yield path
+
+
+def row(i: int, *, response: str = "Alpha is one. Beta is two.", reference: str = "Alpha is one.",
+        contexts: Sequence[str] = ("Alpha is one.", "Beta is two."), **extra: Any) -> dict[str, Any]:
+    return {"id": f"r{i}", "user_input": f"question {i}?", "response": response,
+            "reference": reference, "retrieved_contexts": list(contexts), **extra}
+
+
+def rows(n: int) -> list[dict[str, Any]]:
+    """n distinct rows (distinct texts, so no two rows share a judge call)."""
+    return [row(i, response=f"Alpha {i} is one. Beta {i} is two.", reference=f"Alpha {i} is one.",
+                contexts=[f"Alpha {i} is one.", f"Beta {i} is two.", "Gamma is three."])
+            for i in range(n)]
+
+
+class SlowJudge(FakeJudge):
+    """FakeJudge that sleeps per call and logs every call to $NG_CALL_LOG (one line each)."""
+
+    def __init__(self, delay: float = 0.0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.delay = delay
+        self.in_flight = 0
+        self.max_in_flight = 0
+
+    def identity(self) -> dict[str, Any]:
+        return {"judge": "slow-fake"}
+
+    def _log(self, what: str) -> None:
+        path = os.environ.get("NG_CALL_LOG")
+        if path:
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write(what + "\n")
+
+    async def extract(self, text: str, question: str | None = None) -> list[str]:
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            await asyncio.sleep(self.delay)
+            self._log("extract")
+            return await super().extract(text, question)
+        finally:
+            self.in_flight -= 1
+
+    async def check(self, premise: str, claims: Sequence[str]) -> list[Verdict]:
+        await asyncio.sleep(self.delay)
+        self._log("check")
+        return await super().check(premise, claims)
+
+
+def make_slow_judge(arg: str | None, **kwargs: Any) -> SlowJudge:
+    """Judge factory for ``--judge slow:SECONDS`` in subprocess tests."""
+    return SlowJudge(delay=float(arg or 0.0), **kwargs)
+
+
+class KwargsJudge(FakeJudge):
+    """Remembers the keyword arguments its factory got (``--base-url``, ``--api-key``)."""
+
+    seen: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__()
+        KwargsJudge.seen = dict(kwargs)
+
+
+def make_kwargs_judge(arg: str | None, **kwargs: Any) -> KwargsJudge:
+    return KwargsJudge(model=arg, **kwargs)
+
+
+class ClosingJudge(FakeJudge):
+    """Records ``aclose()`` calls, like a judge holding an HTTP client."""
+
+    closed: ClassVar[list[ClosingJudge]] = []
+
+    async def aclose(self) -> None:
+        ClosingJudge.closed.append(self)
+
+
+def make_closing_judge(arg: str | None, **kwargs: Any) -> ClosingJudge:
+    return ClosingJudge(**kwargs)
