@@ -17,14 +17,6 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 RAGCHECKER_OUTPUTS = SHARED / "data" / "ragchecker" / "checking_outputs.json"
 
 
-@pytest.fixture(autouse=True)
-def isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Never touch the user's cache: every test gets its own cache file."""
-    path = tmp_path / "cache.sqlite3"
-    monkeypatch.setenv("NOISEGAUGE_CACHE", str(path))
-    yield path
-
-
 def row(i: int, *, response: str = "Alpha is one. Beta is two.", reference: str = "Alpha is one.",
         contexts: Sequence[str] = ("Alpha is one.", "Beta is two."), **extra: Any) -> dict[str, Any]:
     return {"id": f"r{i}", "user_input": f"question {i}?", "response": response,

@@ -18,6 +18,14 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 
 
+@pytest.fixture(autouse=True)
+def isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Never touch the user's cache: every test gets its own judge-cache file."""
+    path = tmp_path / "cache.sqlite3"
+    monkeypatch.setenv("NOISEGAUGE_CACHE", str(path))
+    yield path
+
+
 @pytest.fixture
 def shared_data() -> Path:
     path = SHARED / "data"

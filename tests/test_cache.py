@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from batch_helpers import isolated_cache, rows  # noqa: F401
+from batch_helpers import rows  # noqa: F401
 from noisegauge import FakeJudge, Verdict, evaluate, get_judge
 from noisegauge.cache import CachedJudge, JudgeCache, default_cache_path, resolve_cache, with_cache
 from noisegauge.judges.base import metered

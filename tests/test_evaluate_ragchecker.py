@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from batch_helpers import RAGCHECKER_OUTPUTS, isolated_cache  # noqa: F401
+from batch_helpers import RAGCHECKER_OUTPUTS
 from noisegauge import FakeJudge, evaluate
 from noisegauge.io import RAGCHECKER_GROUPS, RAGCHECKER_NAMES
 

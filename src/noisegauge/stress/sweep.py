@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from .._async import run_sync
+from ..cache import CacheOption
 from ..errors import InvalidInput
 from ..judges.base import Judge, judge_identity
 from ..judges.registry import get_judge
 from ..samples import Sample
-from ..scoring.metrics import ascore_sample
 from ..scoring.results import SampleResult, error_result
 from .distractors import POSITIONS, Chunk, Scorer, build_sources, draw_mixed, place, relevant_chunks
 from .generation import Generation, GenerationCache, Generator
@@ -73,25 +73,20 @@ def plan_cases(items: Sequence[GoldenItem], *, levels: Sequence[int], strategies
 
 
 async def score_samples(samples: Sequence[Sample], judge: Judge, *, concurrency: int = 8,
-                        progress: Progress | None = None) -> list[SampleResult]:
-    """Score every sample with at most ``concurrency`` in flight, results in input order.
+                        progress: Progress | None = None,
+                        cache: CacheOption = None) -> list[SampleResult]:
+    """Score every sample through the batch runner, results in input order.
 
-    The one place scoring happens: switching to ``noisegauge.evaluate`` (with its judge cache
-    and resume) means replacing this function's body.
+    Going through ``aevaluate`` gives the sweep the persistent judge cache: rerunning a
+    stress test, or re-scoring the same answers at another level, repeats no judge call.
     """
-    sem = asyncio.Semaphore(concurrency)
-    done = 0
+    from ..runner.evaluate import aevaluate
 
-    async def one(i: int, sample: Sample) -> SampleResult:
-        nonlocal done
-        async with sem:
-            result = await ascore_sample(sample, judge, index=i)
-        done += 1
-        if progress:
-            progress("scoring", done, len(samples))
-        return result
-
-    return list(await asyncio.gather(*(one(i, s) for i, s in enumerate(samples))))
+    report = await aevaluate(list(samples), judge=judge, concurrency=concurrency, cache=cache,
+                             progress=False)
+    if progress:
+        progress("scoring", len(samples), len(samples))
+    return list(report.results)
 
 
 async def _generate_all(generator: Generator, cases: Sequence[NoisyCase],
@@ -119,12 +114,14 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
                   cache: str | Path | GenerationCache | None = None,
                   hard_scorer: Scorer | None = None, pipeline_options: Mapping[str, Any] | None = None,
                   judge_options: Mapping[str, Any] | None = None,
-                  progress: Progress | None = None) -> StressReport:
+                  progress: Progress | None = None,
+                  judge_cache: CacheOption = None) -> StressReport:
     """Run a noise sweep and return the report (write it with ``report.write(DIR)``).
 
     ``strategy``: one of ``pool``, ``others``, ``hard``, ``counterfactual`` or a list of them
     (mixed round-robin); ``position``: ``first``, ``last``, ``random`` or ``interleaved``.
-    ``cache``: a SQLite path (or ``GenerationCache``) for generations; ``progress(phase, done,
+    ``cache``: a SQLite path (or ``GenerationCache``) for generations; ``judge_cache``: the
+    judge cache as in ``evaluate`` (None: the default location, False: off); ``progress(phase, done,
     total)`` is called as answers are generated and scored. Everything is validated (golden
     rows, strategies, judge and pipeline specs) before the first generation.
     """
@@ -149,7 +146,8 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
     samples = [_sample(c, g.answer or "") for c, g in zip(cases, generations)]
     to_score = [i for i, g in enumerate(generations) if g.answer is not None]
     scored = await score_samples([samples[i] for i in to_score], resolved_judge,
-                                 concurrency=judge_concurrency, progress=progress)
+                                 concurrency=judge_concurrency, progress=progress,
+                                 cache=judge_cache)
     results: dict[int, SampleResult] = dict(zip(to_score, scored))
     rows = []
     for i, (case, g) in enumerate(zip(cases, generations)):
