@@ -19,7 +19,7 @@ from noisegauge import Sample
 from noisegauge.judges.fake import naive_sentences
 
 DATA = Path(__file__).resolve().parents[1] / "examples" / "support_bot.jsonl"
-SCENARIOS = {"clean", "relevant_noise", "irrelevant_noise", "hallucination", "self_knowledge",
+SCENARIOS = {"refusal", "clean", "relevant_noise", "irrelevant_noise", "hallucination", "self_knowledge",
              "mixed_up_entities"}
 BUCKETS = {"grounded", "relevant_noise", "irrelevant_noise", "hallucination", "self_knowledge"}
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
@@ -89,6 +89,9 @@ def test_buckets_match_sentences_and_cited_chunks(row: int) -> None:
     meta, chunks = r["metadata"], r["retrieved_contexts"]
     sentences = naive_sentences(r["response"])
     buckets, support = meta["expected_buckets"], meta["expected_support"]
+    if meta["scenario"] == "refusal":  # a refusal states nothing: no claims, no buckets
+        assert buckets == support == [] and meta.get("refusal") is True
+        return
     relevant = set(meta["relevant_chunks"])
     assert len(buckets) == len(sentences) == len(support), sentences
     assert set(buckets) <= BUCKETS
@@ -115,7 +118,9 @@ def test_buckets_match_sentences_and_cited_chunks(row: int) -> None:
 def test_scenario_agrees_with_buckets(row: int) -> None:
     meta = RECORDS[row]["metadata"]
     scenario, buckets = meta["scenario"], set(meta["expected_buckets"])
-    if scenario == "clean":
+    if scenario == "refusal":
+        assert buckets == set()
+    elif scenario == "clean":
         assert buckets == {"grounded"}
     elif scenario == "mixed_up_entities":
         # exact algebra: the borrowed chunk does not entail a claim about another plan

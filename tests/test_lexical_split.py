@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -148,3 +149,30 @@ def test_long_sentences_split_into_facts() -> None:
         "He was waived on November 5, 2018", "He was re-signed to the practice squad."]
     # Short sentences stay whole: one fact, or too little to split safely.
     assert texts("The Pro plan, which is new, costs $49.") == ["The Pro plan, which is new, costs $49."]
+
+
+@pytest.mark.parametrize("text", [
+    "I don't have information about that.",
+    "Sorry, I cannot find any details on EU shipping",
+    "There is no information about refunds in the provided documents.",
+    "The provided context does not mention the Team plan.",
+    "죄송하지만 해당 내용에 대한 정보가 없습니다.",
+    "그 질문에는 답변을 드릴 수 없습니다.",
+])
+def test_a_refusal_states_no_claim(text: str) -> None:
+    assert extract_spans(text) == []
+
+
+def test_a_refusal_next_to_a_fact_keeps_the_fact() -> None:
+    claims = [c.text for c in extract_spans(
+        "I don't know the exact ship date. The Dock ships from Rotterdam.")]
+    assert claims == ["The Dock ships from Rotterdam."]
+
+
+def test_a_refusal_answer_is_undefined_not_hallucination() -> None:
+    from noisegauge import NoiseSensitivity
+    result = NoiseSensitivity(judge="lexical").score(
+        user_input="Do you ship the Dock to the EU?", response="I don't have information about that.",
+        reference="Yes, the Dock ships to the EU for 15 euros.", retrieved_contexts=["Unrelated."])
+    assert result.status == "undefined" and result.value is None
+    assert result.sample.value("hallucination") is None

@@ -26,7 +26,7 @@ _LCS = FEATURES.index("lcs")
 _OPS = FEATURES.index("op_miss")
 
 #: Bump when splitting, features or the decision rule change (it keys caches).
-JUDGE_VERSION = "3"
+JUDGE_VERSION = "3.1"  # 3.1: refusals yield no claim
 
 
 def answer_part(claim: str) -> str:

@@ -209,10 +209,31 @@ _DID_YOU_KNOW = re.compile(r"^(?:(?:so|and|but|well|oh),?\s+)?(?:did|do)\s+you\s
                            re.IGNORECASE)
 
 
+# An answer that declines ("I don't have information about that.") states nothing about the
+# world, so it yields no claim: a pure refusal then scores *undefined*, never hallucination.
+_REFUSAL = re.compile(
+    r"^(?:(?:sorry|unfortunately|i'm sorry|i am sorry)[,.!]?\s*)?"
+    r"(?:i|we)\s*(?:do\s*n[o']?t|can\s*n[o']?t|cannot|could\s*n[o']?t|am\s+not|'m\s+not|am\s+unable"
+    r"|'m\s+unable|have\s+no)\b[^.!?]*\b(?:know|information|info|details|data|answer|sure|find"
+    r"|help|access|able|context|records?)\b"
+    r"|^(?:there\s+is|there's|i\s+found)\s+no\s+(?:information|details|data|mention)\b"
+    r"|^(?:the\s+)?(?:provided\s+)?(?:context|documents?|sources?)\s+(?:does|do)\s*n[o']?t\s+"
+    r"(?:contain|mention|say|include|provide)"
+    r"|(?:정보가|내용이|자료가|답변이)\s*(?:없|확인되지\s*않)|모르겠|답변(?:을|해)?\s*드리기\s*어렵"
+    r"|답변(?:을|해)?\s*드릴\s*수\s*없|알\s*수\s*없(?:습니다|어요)",
+    re.IGNORECASE)
+
+
+def is_refusal(sentence: str) -> bool:
+    """Whether a sentence declines to answer instead of stating something."""
+    return bool(_REFUSAL.search(" ".join(sentence.split())))
+
+
 def _as_claim(c: ClaimSpan) -> ClaimSpan | None:
-    """None for what states nothing (a question, "Yes!", "Cool."); "Did you know that X?" is X."""
+    """None for what states nothing (a question, "Yes!", "Cool.", a refusal);
+    "Did you know that X?" is X."""
     words = re.findall(r"[^\W_]+(?:'[^\W_]+)?", c.text.lower())
-    if all(w in _FILLER for w in words):
+    if all(w in _FILLER for w in words) or is_refusal(c.text):
         return None
     if c.text.rstrip("\"'”’)] ").endswith(("?", "？")):
         m = _DID_YOU_KNOW.match(c.text)
@@ -258,6 +279,7 @@ def extract_spans(text: str, question: str | None = None) -> list[ClaimSpan]:
         if not block.bullet and claims and claims[-1].text.endswith(":") \
                 and claims[-1].start >= block.start:
             lead_in = len(claims) - 1
+    claims = [c for c in claims if not is_refusal(c.text)]  # never a claim, question or not
     kept = [c for c in (_as_claim(c) for c in claims) if c is not None]
     if kept or not question:
         claims = kept  # questions and bare interjections state nothing
