@@ -119,3 +119,17 @@ def test_undefined_cases_have_reasons() -> None:
 def test_f1_is_zero_only_when_both_are_zero() -> None:
     cv = ClaimVerdicts(("r",), ("g",), (Verdict.NEUTRAL,), (Verdict.NEUTRAL,), ((),), ((),), 0)
     assert compute_metrics(cv)["f1"].value == 0.0
+
+
+@settings(max_examples=100)
+@given(claim_verdicts())
+def test_evidence_dict_has_every_field(cv: ClaimVerdicts) -> None:
+    """The hand-written to_dict must not drift from the dataclasses it serialises."""
+    from dataclasses import fields
+
+    from noisegauge.engine.evidence import ChunkEvidence, ReferenceClaimEvidence, ResponseClaimEvidence
+    d = build_evidence(cv).to_dict()
+    for key, cls in (("response_claims", ResponseClaimEvidence),
+                     ("reference_claims", ReferenceClaimEvidence), ("chunks", ChunkEvidence)):
+        for item in d[key]:
+            assert set(item) == {f.name for f in fields(cls)}
