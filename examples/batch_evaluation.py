@@ -8,9 +8,9 @@ The differences that matter:
   *irrelevant* chunk supports, the "Enterprise plan leaked into a Pro plan answer" case);
 - Faithfulness and ContextPrecision reuse that same pass, so four columns cost the judge
   calls of one;
-- the judge here is ``FakeJudge`` (a claim is a sentence, entailed when its text occurs in the
-  premise), so the example needs no network. Use ``get_judge("lexical")`` for the offline
-  default or ``get_judge("openai:gpt-4o-mini")`` for an LLM judge.
+- the judge is the offline default ``lexical``, so the example needs no network or key; pass
+  ``main(get_judge("openai:gpt-4o-mini"))`` for an LLM judge, or ``main(FakeJudge())`` for
+  the scripted one the tests use.
 
 Run: ``python examples/batch_evaluation.py``
 """
@@ -21,7 +21,7 @@ import random
 import re
 from typing import Any
 
-from noisegauge import ContextPrecision, Faithfulness, FakeJudge, NoiseSensitivity, evaluate
+from noisegauge import ContextPrecision, Faithfulness, Judge, NoiseSensitivity, evaluate, get_judge
 
 TEST_CASES = [
     {"question": "What is the cancellation policy for the Pro plan?",
@@ -87,9 +87,9 @@ def build_eval_dataset(test_cases: list[dict[str, Any]], distractor_pool: list[s
             "reference": references}
 
 
-def main() -> Any:
+def main(judge: Judge | str = "lexical") -> Any:
     random.seed(7)
-    judge = FakeJudge()
+    judge = get_judge(judge)
     metrics = [
         NoiseSensitivity(judge=judge, mode="relevant"),
         NoiseSensitivity(judge=judge, mode="irrelevant"),

@@ -29,6 +29,7 @@ from noisegauge import (
     SyncInAsyncError,
     aevaluate,
     evaluate,
+    get_judge,
 )
 from noisegauge.engine import METRIC_NAMES, ranked_precision
 from noisegauge.engine.summary import mean_ci
@@ -217,7 +218,7 @@ def test_sync_inside_a_running_loop_raises_and_async_works() -> None:
 def test_seed_batch_example() -> None:
     """The seed article's batch example, rewritten for noisegauge (examples/batch_evaluation.py)."""
     example = runpy.run_path(str(ROOT / "examples" / "batch_evaluation.py"))
-    df = example["main"]()
+    df = example["main"](FakeJudge())
     assert list(df.columns[-4:]) == ["noise_sensitivity_relevant", "noise_sensitivity_irrelevant",
                                      "faithfulness", "context_precision"]
     pool = example["DISTRACTOR_POOL"]
@@ -231,6 +232,25 @@ def test_seed_batch_example() -> None:
         assert r["faithfulness"] == 1.0
         assert r["context_precision"] == pytest.approx(1 / 3)
     assert df["noise_sensitivity_irrelevant"].mean() > 0
+
+
+@pytest.mark.parametrize("judge", ["lexical", "openai"])
+def test_seed_batch_example_with_real_judges(judge: str, request: pytest.FixtureRequest) -> None:
+    """The same example with the offline default judge and with an LLM judge over real HTTP."""
+    example = runpy.run_path(str(ROOT / "examples" / "batch_evaluation.py"))
+    if judge == "openai":
+        pytest.importorskip("openai")
+        server = request.getfixturevalue("fake_openai_server")
+        spec: Any = get_judge("openai:test-model", base_url=server.url, api_key="sk-test")
+    else:
+        spec = judge
+    df = example["main"](spec)
+    assert {"noise_sensitivity_relevant", "noise_sensitivity_irrelevant", "faithfulness",
+            "context_precision"} <= set(df.columns)
+    assert len(df) == len(example["TEST_CASES"])
+    # The naive chain copies distractors into its answers, and both judges see the leak.
+    assert df["noise_sensitivity_irrelevant"].mean() > 0
+    assert df["faithfulness"].between(0, 1).all()
 
 
 _json = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) |
