@@ -115,3 +115,15 @@ def test_mixed_up_tiers_are_hallucination_with_a_provenance_hint() -> None:
     assert claim.bucket == "hallucination"
     assert claim.closest_chunk == 1 and claim.closest_overlap is not None
     assert result.sample.to_row()["response_claims"][0]["closest_chunk"] == 1
+
+
+def test_closest_chunk_follows_the_wrong_detail_not_the_topic() -> None:
+    """'90-day' is what makes the claim wrong; the chunk that says 90 days is where it came
+    from, even though the Pro chunk shares more words with the claim overall."""
+    from noisegauge.scoring.provenance import closest_chunk
+    pro = "Pro plan subscriptions can be cancelled at any time with a 30-day notice period."
+    ent = "Enterprise contracts require a 90-day notice and a signed offboarding form."
+    claim = "The Pro plan requires a 90-day notice period."
+    assert closest_chunk(claim, [pro, ent], reference=pro) == (1, round(3 / 7, 3))
+    assert closest_chunk(claim, [pro, ent]) is not None  # without a reference: overall overlap
+    assert closest_chunk("Completely unrelated words here.", [pro, ent], reference=pro) is None

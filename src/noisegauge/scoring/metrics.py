@@ -47,7 +47,7 @@ async def ascore_sample(sample: Sample, judge: Judge | str, *, index: int | None
             return error_result(f"{type(exc).__name__}: {exc}", index=index, id=sample.id,
                                 usage=usage)
     return result_from_verdicts(cv, index=index, id=sample.id, usage=usage,
-                                chunks=sample.retrieved_contexts)
+                                chunks=sample.retrieved_contexts, reference=sample.reference)
 
 
 def score_sample(sample: Sample, judge: Judge | str, *, index: int | None = None) -> SampleResult:

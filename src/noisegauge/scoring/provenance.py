@@ -28,14 +28,25 @@ def content_words(text: str) -> set[str]:
     return {w for w in (m.group(0).lower() for m in _WORD.finditer(text)) if w not in _STOP}
 
 
-def closest_chunk(claim: str, chunks: Sequence[str]) -> tuple[int, float] | None:
-    """(index, share of the claim's content words found in it), or None below MIN_OVERLAP."""
+def closest_chunk(claim: str, chunks: Sequence[str], reference: str = "") -> tuple[int, float] | None:
+    """(index, share of the claim's content words found in it), or None when no chunk is close.
+
+    A wrong claim is wrong because of the words the reference does not have ("90" where the
+    reference says "30"), so the chunk that carries most of *those* words wins; the overall
+    share breaks ties and names a chunk when the wrong words appear nowhere.
+    """
     words = content_words(claim)
     if not words or not chunks:
         return None
-    best_j, best = -1, 0.0
+    novel = words - content_words(reference)
+    best: tuple[int, float] = (0, 0.0)
+    best_j = -1
     for j, chunk in enumerate(chunks):
-        share = len(words & content_words(chunk)) / len(words)
-        if share > best:
-            best_j, best = j, share
-    return (best_j, round(best, 3)) if best >= MIN_OVERLAP else None
+        have = content_words(chunk)
+        key = (len(novel & have), len(words & have) / len(words))
+        if key > best:
+            best_j, best = j, key
+    novel_hits, share = best
+    if novel_hits == 0 and share < MIN_OVERLAP:
+        return None
+    return best_j, round(share, 3)

@@ -79,10 +79,10 @@ class MetricResult:
         return self.value
 
 
-def _with_hints(evidence: Evidence, chunks: Sequence[str]) -> Evidence:
+def _with_hints(evidence: Evidence, chunks: Sequence[str], reference: str) -> Evidence:
     claims = []
     for c in evidence.response_claims:
-        hint = None if c.entailed_by else closest_chunk(c.text, chunks)
+        hint = None if c.entailed_by else closest_chunk(c.text, chunks, reference)
         claims.append(c if hint is None else
                       replace(c, closest_chunk=hint[0], closest_overlap=hint[1]))
     return replace(evidence, response_claims=tuple(claims))
@@ -90,8 +90,10 @@ def _with_hints(evidence: Evidence, chunks: Sequence[str]) -> Evidence:
 
 def result_from_verdicts(cv: ClaimVerdicts, *, index: int | None = None, id: str | None = None,
                          usage: Usage | None = None,
-                         chunks: Sequence[str] | None = None) -> SampleResult:
-    """Metrics, status and evidence of a judged sample; ``chunks`` enables provenance hints."""
+                         chunks: Sequence[str] | None = None,
+                         reference: str = "") -> SampleResult:
+    """Metrics, status and evidence of a judged sample; ``chunks`` (and the ``reference``
+    text) enable provenance hints for claims no chunk entails."""
     metrics = compute_metrics(cv)
     status: Status = "ok"
     reason = None
@@ -101,7 +103,7 @@ def result_from_verdicts(cv: ClaimVerdicts, *, index: int | None = None, id: str
         status, reason = "undefined", "no reference claims"
     evidence = build_evidence(cv)
     if chunks is not None:
-        evidence = _with_hints(evidence, chunks)
+        evidence = _with_hints(evidence, chunks, reference)
     return SampleResult(index=index, id=id, status=status, reason=reason, metrics=metrics,
                         verdicts=cv, evidence=evidence, usage=usage or Usage())
 
