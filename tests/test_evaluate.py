@@ -288,3 +288,12 @@ def test_judges_built_from_a_spec_are_closed_and_given_ones_are_not(
     _run(rows(2), ["faithfulness"], judge=mine)
     _run(rows(2), [Faithfulness(judge=mine)])
     assert len(ClosingJudge.closed) == 1  # the caller owns it
+
+
+def test_to_pandas_shows_undefined_as_missing_not_nan() -> None:
+    report = evaluate([row(0), row(1, response="")], metrics=["noise_sensitivity_relevant"],
+                      judge=FakeJudge(), cache=False, progress=False)
+    df = report.to_pandas()
+    assert str(df["noise_sensitivity_relevant"].dtype) == "Float64"
+    assert df["noise_sensitivity_relevant"].isna().tolist() == [False, True]
+    assert df["reason"].tolist()[0] is None and df["status"].tolist() == ["ok", "undefined"]

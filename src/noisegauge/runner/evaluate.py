@@ -107,7 +107,10 @@ class Report:
             records.append(rec)
         columns = ["id", "status", "reason", "user_input", "response", "reference",
                    "retrieved_contexts", *self.metrics]
-        return pd.DataFrame.from_records(records, columns=columns)
+        df = pd.DataFrame.from_records(records, columns=columns)
+        # Undefined is not NaN: nullable Float64 shows <NA>, and ``reason`` stays None, not NaN.
+        df["reason"] = pd.Series([r.reason for r in self.results], dtype=object, index=df.index)
+        return df.astype({name: "Float64" for name in self.metrics})
 
     def _write(self, path: str | os.PathLike[str], fmt: str) -> Path:
         target = Path(path)
