@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
-
-import pytest
 
 from noisegauge import FakeJudge, Verdict
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from batch_helpers import rows  # noqa: F401
+from batch_helpers import rows
 from noisegauge import FakeJudge, Verdict, evaluate, get_judge
 from noisegauge.cache import CachedJudge, JudgeCache, default_cache_path, resolve_cache, with_cache
 from noisegauge.judges.base import metered
@@ -43,7 +43,8 @@ def test_rerun_costs_zero_calls_and_gives_the_same_results(tmp_path: Path) -> No
     second = _eval(second_judge, db)
     assert second_judge.calls == [] and second.usage.calls == 0
     assert second.usage.cached_calls == first.usage.calls
-    strip = lambda r: {k: v for k, v in r.to_row().items() if k != "usage"}
+    def strip(r: Any) -> dict[str, Any]:
+        return {k: v for k, v in r.to_row().items() if k != "usage"}
     assert [strip(r) for r in second.results] == [strip(r) for r in first.results]
 
 

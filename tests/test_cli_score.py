@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from batch_helpers import RAGCHECKER_OUTPUTS, row, rows  # noqa: F401
+from batch_helpers import RAGCHECKER_OUTPUTS, row, rows
 from noisegauge.cli.main import cli
 from noisegauge.cli.score import score
 from noisegauge.engine import METRIC_NAMES

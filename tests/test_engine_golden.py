@@ -56,7 +56,7 @@ LIC_REFERENCE_CLAIMS = [
 
 def _lic_judge(example: dict) -> FakeJudge:
     """The worked example's verdicts (anchors §5): C1-C3 relevant, C4 not; A3 is incorrect."""
-    c1, c2, c3, c4 = example["retrieved_contexts"]
+    c1, c2, c3, _c4 = example["retrieved_contexts"]  # C4 entails nothing
     a1, a2, a3 = LIC_RESPONSE_CLAIMS
     g1, g2, g3 = LIC_REFERENCE_CLAIMS
     entailed = {

@@ -127,7 +127,11 @@ def test_evidence_dict_has_every_field(cv: ClaimVerdicts) -> None:
     """The hand-written to_dict must not drift from the dataclasses it serialises."""
     from dataclasses import fields
 
-    from noisegauge.engine.evidence import ChunkEvidence, ReferenceClaimEvidence, ResponseClaimEvidence
+    from noisegauge.engine.evidence import (
+        ChunkEvidence,
+        ReferenceClaimEvidence,
+        ResponseClaimEvidence,
+    )
     d = build_evidence(cv).to_dict()
     for key, cls in (("response_claims", ResponseClaimEvidence),
                      ("reference_claims", ReferenceClaimEvidence), ("chunks", ChunkEvidence)):

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from batch_helpers import ROOT, SlowJudge, row, rows  # noqa: F401
+from batch_helpers import ROOT, SlowJudge, row, rows
 from noisegauge import (
     AnswerF1,
     ContextPrecision,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from batch_helpers import RAGCHECKER_OUTPUTS, row  # noqa: F401
+from batch_helpers import RAGCHECKER_OUTPUTS, row
 from noisegauge import InvalidInput, Sample
 from noisegauge.io import detect_format, open_source
 from noisegauge.samples import MAX_CHUNK_CHARS

@@ -7,7 +7,12 @@ import asyncio
 import pytest
 
 from noisegauge import (
-    Faithfulness, FakeJudge, JudgeOutputError, NoiseSensitivity, Sample, SyncInAsyncError,
+    Faithfulness,
+    FakeJudge,
+    JudgeOutputError,
+    NoiseSensitivity,
+    Sample,
+    SyncInAsyncError,
     ascore_sample,
 )
 

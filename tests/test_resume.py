@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from batch_helpers import ROOT, SlowJudge, rows  # noqa: F401
+from batch_helpers import ROOT, SlowJudge, rows
 from noisegauge import FakeJudge, evaluate
 from noisegauge.runner.journal import Journal, journal_path
 

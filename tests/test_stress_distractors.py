@@ -13,7 +13,12 @@ from noisegauge.errors import InvalidInput, MissingDependency
 from noisegauge.stress import GoldenItem, load_golden, load_pool, plan_cases
 from noisegauge.stress.counterfactual import Counterfactuals, find_spans
 from noisegauge.stress.distractors import (
-    Chunk, HardNegatives, OtherQuestions, PoolDistractors, normalize, place,
+    Chunk,
+    HardNegatives,
+    OtherQuestions,
+    PoolDistractors,
+    normalize,
+    place,
 )
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -48,7 +53,8 @@ def _plan(items: list[GoldenItem], pool: Any, **kw: Any) -> list[tuple[str, int,
 @pytest.mark.parametrize("strategy", ["pool", "others", "hard", "counterfactual"])
 def test_each_strategy_is_reproducible_and_seed_sensitive(items: list[GoldenItem], pool: Any,
                                                           strategy: str) -> None:
-    kw = dict(levels=[0, 1, 3], strategies=[strategy], position="random", repeats=2)
+    kw: dict[str, Any] = {"levels": [0, 1, 3], "strategies": [strategy], "position": "random",
+                          "repeats": 2}
     first = _plan(items, pool, seed=7, **kw)
     again = _plan(items, pool, seed=7, **kw)
     other = _plan(items, pool, seed=8, **kw)

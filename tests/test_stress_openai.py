@@ -12,14 +12,14 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from click.testing import CliRunner
 
 pytest.importorskip("openai")
 
-from noisegauge.cli.main import cli  # noqa: E402
+from noisegauge.cli.main import cli
 
 GOLDEN = Path(__file__).resolve().parents[1] / "examples" / "golden_support.jsonl"
 N_ITEMS = sum(1 for line in GOLDEN.read_text().splitlines() if line.strip())
@@ -28,9 +28,9 @@ N_ITEMS = sum(1 for line in GOLDEN.read_text().splitlines() if line.strip())
 class FakeChat(BaseHTTPRequestHandler):
     """Answers with the first numbered context line: a model that trusts whatever comes first."""
 
-    requests: list[dict[str, Any]] = []
+    requests: ClassVar[list[dict[str, Any]]] = []
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).requests.append({"path": self.path, "body": body,
                                     "auth": self.headers.get("Authorization")})

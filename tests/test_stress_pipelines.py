@@ -9,7 +9,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -155,9 +155,9 @@ def test_generation_cache_replays_answers_and_keys_on_identity(tmp_path: Path) -
 
 class _Handler(BaseHTTPRequestHandler):
     fail_first = 0
-    bodies: list[Any] = []
+    bodies: ClassVar[list[Any]] = []
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).bodies.append({"body": body, "auth": self.headers.get("Authorization")})
         if len(type(self).bodies) <= type(self).fail_first:

@@ -35,10 +35,10 @@ bench: Any = importlib.util.module_from_spec(_spec)
 sys.modules["judge_accuracy"] = bench
 _spec.loader.exec_module(bench)
 
-from noisegauge.judges.lexical.features import FEATURES, MONOTONE, align, analyse
-from noisegauge.judges.lexical.judge import answer_part
-from noisegauge.judges.lexical.model import WEIGHTS_FILE
-from noisegauge.judges.lexical.split import extract_spans
+from noisegauge.judges.lexical.features import FEATURES, MONOTONE, align, analyse  # noqa: E402 (after the bench module is registered)
+from noisegauge.judges.lexical.judge import answer_part  # noqa: E402 (after the bench module is registered)
+from noisegauge.judges.lexical.model import WEIGHTS_FILE  # noqa: E402 (after the bench module is registered)
+from noisegauge.judges.lexical.split import extract_spans  # noqa: E402 (after the bench module is registered)
 
 #: What the model is trained on: the plain features, or (``--embed``) with the embedding ones.
 SPEC: dict[str, Any] = {"features": FEATURES, "monotone": MONOTONE, "embedder": None,

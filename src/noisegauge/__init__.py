@@ -9,15 +9,34 @@ from typing import TYPE_CHECKING, Any
 
 from .engine import ClaimVerdicts, MetricValue, compute_metrics
 from .errors import (
-    InvalidInput, InvalidSample, JudgeError, JudgeOutputError, JudgeUnavailable,
-    MissingDependency, NoiseGaugeError, SyncInAsyncError,
+    InvalidInput,
+    InvalidSample,
+    JudgeError,
+    JudgeOutputError,
+    JudgeUnavailable,
+    MissingDependency,
+    NoiseGaugeError,
+    SyncInAsyncError,
 )
 from .judges import FakeJudge, Judge, Usage, get_judge
 from .samples import Sample
 from .scoring import (
-    AnswerF1, AnswerPrecision, AnswerRecall, ContextPrecision, ContextRecall, ContextUtilization,
-    Faithfulness, Hallucination, Metric, MetricResult, NoiseSensitivity, RankedContextPrecision,
-    SampleResult, SelfKnowledge, ascore_sample, score_sample,
+    AnswerF1,
+    AnswerPrecision,
+    AnswerRecall,
+    ContextPrecision,
+    ContextRecall,
+    ContextUtilization,
+    Faithfulness,
+    Hallucination,
+    Metric,
+    MetricResult,
+    NoiseSensitivity,
+    RankedContextPrecision,
+    SampleResult,
+    SelfKnowledge,
+    ascore_sample,
+    score_sample,
 )
 from .verdicts import Verdict
 

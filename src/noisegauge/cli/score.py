@@ -198,7 +198,8 @@ def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str |
     try:
         judge = get_judge(judge_spec, **kwargs)
     except TypeError as exc:
-        raise click.UsageError(f"judge {judge_spec!r} does not take --base-url/--api-key ({exc})")
+        raise click.UsageError(
+            f"judge {judge_spec!r} does not take --base-url/--api-key ({exc})") from exc
     store = None if no_cache else resolve_cache(cache_path)
     try:
         plan = build_plan(metrics, judge, store)

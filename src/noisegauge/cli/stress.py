@@ -96,11 +96,11 @@ def _run_kwargs(opts: dict[str, Any], out: Path) -> dict[str, Any]:
     judge_options = {k: v for k, v in (("base_url", opts["judge_base_url"]),
                                        ("api_key", opts["judge_api_key"])) if v}
     cache = None if opts["no_cache"] else Path(opts["cache_path"] or out / "generations.sqlite")
-    return dict(levels=opts["levels"], judge=opts["judge"], strategy=opts["strategy"],
-                position=opts["position"], repeats=opts["repeats"], seed=opts["seed"],
-                pool=opts["pool"], concurrency=opts["concurrency"],
-                judge_concurrency=opts["judge_concurrency"], retries=opts["retries"],
-                cache=cache, pipeline_options=pipeline_options, judge_options=judge_options)
+    return {"levels": opts["levels"], "judge": opts["judge"], "strategy": opts["strategy"],
+            "position": opts["position"], "repeats": opts["repeats"], "seed": opts["seed"],
+            "pool": opts["pool"], "concurrency": opts["concurrency"],
+            "judge_concurrency": opts["judge_concurrency"], "retries": opts["retries"],
+            "cache": cache, "pipeline_options": pipeline_options, "judge_options": judge_options}
 
 
 def _guarded(call: Callable[[], Any]) -> Any:

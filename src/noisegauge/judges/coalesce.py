@@ -62,7 +62,7 @@ class Coalescer(Generic[Item, Result]):
             return
         try:
             results = await self._run([item for item, _ in live])
-        except Exception as exc:  # noqa: BLE001 - every waiter receives its batch's failure
+        except Exception as exc:
             for _, fut in live:
                 if not fut.done():
                     fut.set_exception(exc)

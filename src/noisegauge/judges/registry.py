@@ -7,8 +7,9 @@ Third-party judges register a factory under the entry-point group ``noisegauge.j
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from importlib.metadata import entry_points
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import InvalidInput
 from .base import Judge

@@ -159,7 +159,7 @@ async def call_with_retries(key: str, attempt: Callable[[], Awaitable[T]], *,
             except asyncio.TimeoutError as exc:
                 error: BaseException = exc
                 failure = Failure(retryable=True)
-            except Exception as exc:  # noqa: BLE001 - the provider's classify decides
+            except Exception as exc:
                 error = exc
                 failure = classify(exc)
         if not failure.retryable:

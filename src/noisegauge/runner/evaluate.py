@@ -110,7 +110,7 @@ class Report:
         df = pd.DataFrame.from_records(records, columns=columns)
         # Undefined is not NaN: nullable Float64 shows <NA>, and ``reason`` stays None, not NaN.
         df["reason"] = pd.Series([r.reason for r in self.results], dtype=object, index=df.index)
-        return df.astype({name: "Float64" for name in self.metrics})
+        return df.astype(dict.fromkeys(self.metrics, "Float64"))
 
     def _write(self, path: str | os.PathLike[str], fmt: str) -> Path:
         target = Path(path)

@@ -2,9 +2,20 @@
 
 from .judging import judge_sample
 from .metrics import (
-    AnswerF1, AnswerPrecision, AnswerRecall, ContextPrecision, ContextRecall, ContextUtilization,
-    Faithfulness, Hallucination, Metric, NoiseSensitivity, RankedContextPrecision, SelfKnowledge,
-    ascore_sample, score_sample,
+    AnswerF1,
+    AnswerPrecision,
+    AnswerRecall,
+    ContextPrecision,
+    ContextRecall,
+    ContextUtilization,
+    Faithfulness,
+    Hallucination,
+    Metric,
+    NoiseSensitivity,
+    RankedContextPrecision,
+    SelfKnowledge,
+    ascore_sample,
+    score_sample,
 )
 from .results import MetricResult, SampleResult, Status, result_from_verdicts
 

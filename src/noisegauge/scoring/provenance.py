@@ -15,10 +15,7 @@ from collections.abc import Sequence
 __all__ = ["closest_chunk", "content_words"]
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-_STOP = frozenset("""a an the and or but if of to in on at by for with from as is are was were be
-been being it its this that these those there their they them he she his her we our you your i
-my me do does did not no can could will would should may might must has have had than then so
-such also only just any all some more most other into over under about after before within""".split())
+_STOP = frozenset(["a", "an", "the", "and", "or", "but", "if", "of", "to", "in", "on", "at", "by", "for", "with", "from", "as", "is", "are", "was", "were", "be", "been", "being", "it", "its", "this", "that", "these", "those", "there", "their", "they", "them", "he", "she", "his", "her", "we", "our", "you", "your", "i", "my", "me", "do", "does", "did", "not", "no", "can", "could", "will", "would", "should", "may", "might", "must", "has", "have", "had", "than", "then", "so", "such", "also", "only", "just", "any", "all", "some", "more", "most", "other", "into", "over", "under", "about", "after", "before", "within"])
 
 #: Below this share of shared content words a "closest" chunk is not worth naming.
 MIN_OVERLAP = 0.5

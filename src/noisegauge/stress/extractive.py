@@ -24,9 +24,7 @@ NO_ANSWER = "I don't know."
 _SENT_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
-_STOP = frozenset("""a an and are as at be by can do does for from how i if in is it its my
-of on or the this to what when where which who why will with you your me our we there
-that than any all much many long per get has have""".split())
+_STOP = frozenset(["a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how", "i", "if", "in", "is", "it", "its", "my", "of", "on", "or", "the", "this", "to", "what", "when", "where", "which", "who", "why", "will", "with", "you", "your", "me", "our", "we", "there", "that", "than", "any", "all", "much", "many", "long", "per", "get", "has", "have"])
 _QUESTION_WORDS = frozenset({"what", "how", "when", "where", "which", "who", "why", "is", "are",
                              "can", "do", "does", "will", "i"})
 

@@ -227,7 +227,7 @@ class FakeOpenAIServer:
             self._httpd.server_close()
             self._httpd = None
 
-    def __enter__(self) -> FakeOpenAIServer:  # noqa: PYI034 - Self needs 3.11
+    def __enter__(self) -> FakeOpenAIServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -358,7 +358,7 @@ class _Handler(BaseHTTPRequestHandler):
                 time.sleep(delay)
             try:
                 request.status, answer, headers = owner._answer(request)
-            except Exception as exc:  # noqa: BLE001 - a broken script must not hang the client
+            except Exception as exc:
                 request.status, answer, headers = 500, _error(f"fake responder failed: {exc!r}"), {}
         finally:
             with owner._lock:

@@ -128,7 +128,7 @@ def analyse(text: str) -> Analysis:
         elif len(t.norm) >= 5:
             prefixes.add(t.norm[:5])
     negated: list[set[str]] = [set() for _ in sentence_sets]
-    for i, t in enumerate(tt):
+    for i in range(len(tt)):
         if _is_negation(tt, i):
             head = _negated_head(tt, i, sent_of)
             if head is not None:
@@ -311,7 +311,7 @@ def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
         state = _qty_match(q, prem, win)
         if state != "same":
             return Cues(True, on_topic and state == "other", "number")
-    for code in claim.codes - prem.codes:
+    for _code in claim.codes - prem.codes:
         other = any(t.kind == "code" and prem.sent_of[i] in win for i, t in enumerate(prem.tokens))
         return Cues(True, on_topic and other, "code")
     claim_months = {t.text.lower() for t in claim.tokens if t.text.lower() in MONTHS}

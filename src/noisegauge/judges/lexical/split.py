@@ -152,7 +152,7 @@ def _clauses(text: str, a: int, b: int) -> list[tuple[int, int]]:
     bounds.sort()
     out = []
     starts = [r for _, r in bounds]
-    ends = [l for l, _ in bounds[1:]] + [b]
+    ends = [lo for lo, _ in bounds[1:]] + [b]
     for x, y in zip(starts, ends):
         x2, y2 = _trim(text, x, y)
         while y2 > x2 and text[y2 - 1] in ",;":
