@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from .._identity import identity_of
 from ..verdicts import Verdict
 
 if TYPE_CHECKING:
@@ -59,13 +60,7 @@ def judge_identity(judge: object) -> dict[str, Any]:
 
     A judge may define ``identity()``; otherwise its class path stands in.
     """
-    ident = getattr(judge, "identity", None)
-    if callable(ident):
-        value = ident()
-        if isinstance(value, dict):
-            return value
-    cls = type(judge)
-    return {"judge": f"{cls.__module__}.{cls.__qualname__}"}
+    return identity_of(judge, "judge")
 
 
 @dataclass

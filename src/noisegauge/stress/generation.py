@@ -7,7 +7,6 @@ a changed pipeline (model, prompt, URL, function source) never replays stale ans
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import sqlite3
@@ -17,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..judges.transport import Failure, Limits, RetriesExhausted, RetryPolicy, call_with_retries
 from .pipelines import Pipeline, pipeline_identity
 
 __all__ = ["Generation", "GenerationCache", "Generator", "cache_key"]
@@ -64,23 +64,33 @@ class GenerationCache:
 
 
 class Generator:
-    """Calls a pipeline with at most ``concurrency`` calls in flight.
+    """Calls a pipeline under the same transport layer as the LLM judge.
 
-    A failure is retried (``retries`` times, exponential ``backoff`` seconds) only when the
-    pipeline's ``should_retry(exc)`` says it is transient; the final failure is returned as a
-    ``Generation`` with ``error`` set, never raised, so one bad question cannot sink a sweep.
+    At most ``concurrency`` calls are in flight; a failure is retried (``retries`` times,
+    exponential ``backoff`` with jitter, a server's Retry-After honoured) only when the
+    pipeline's ``should_retry(exc)`` says it is transient; each call may take ``timeout``
+    seconds. The final failure is returned as a ``Generation`` with ``error`` set, never
+    raised, so one bad question cannot sink a sweep.
     """
 
     def __init__(self, pipeline: Pipeline, *, concurrency: int = 8, retries: int = 2,
-                 backoff: float = 0.5, cache: GenerationCache | None = None) -> None:
+                 backoff: float = 0.5, timeout: float = 300.0,
+                 cache: GenerationCache | None = None) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be >= 1")
         self.pipeline = pipeline
         self.identity = pipeline_identity(pipeline)
-        self._sem = asyncio.Semaphore(concurrency)
-        self._retries = retries
-        self._backoff = backoff
+        self._key = f"pipeline:{id(self)}"  # its own limits, whatever else runs in the loop
+        self._limits = Limits(max_concurrency=concurrency)
+        self._policy = RetryPolicy(max_retries=retries, backoff_base=backoff,
+                                   backoff_max=max(backoff, 30.0), timeout=timeout)
         self._cache = cache if getattr(pipeline, "cacheable", True) else None
+
+    def _classify(self, exc: BaseException) -> Failure:
+        should_retry = getattr(self.pipeline, "should_retry", None)
+        retry_after = getattr(exc, "retry_after", None)
+        return Failure(retryable=callable(should_retry) and bool(should_retry(exc)),
+                       retry_after=retry_after if isinstance(retry_after, (int, float)) else None)
 
     async def generate(self, question: str, contexts: Sequence[str]) -> Generation:
         key = cache_key(self.identity, question, contexts) if self._cache else ""
@@ -89,27 +99,29 @@ class Generator:
             if hit is not None:
                 return Generation(hit, cached=True)
         start = time.perf_counter()
-        attempt = 0
-        async with self._sem:
-            while True:
-                attempt += 1
-                try:
-                    answer = await self.pipeline.generate(question, list(contexts))
-                except Exception as exc:  # classified below; the last one becomes the row's reason
-                    should_retry = getattr(self.pipeline, "should_retry", None)
-                    transient = callable(should_retry) and bool(should_retry(exc))
-                    if transient and attempt <= self._retries:
-                        await asyncio.sleep(self._backoff * 2 ** (attempt - 1))
-                        continue
-                    return Generation(None, error=f"{type(exc).__name__}: {exc}",
-                                      attempts=attempt, seconds=time.perf_counter() - start)
-                break
+        attempts = 0
+
+        async def attempt() -> Any:
+            nonlocal attempts
+            attempts += 1
+            return await self.pipeline.generate(question, list(contexts))
+
+        try:
+            answer, _ = await call_with_retries(
+                self._key, attempt, classify=self._classify, policy=self._policy,
+                limits=self._limits)
+        except RetriesExhausted as exc:
+            return Generation(None, error=f"{type(exc.last).__name__}: {exc.last}",
+                              attempts=attempts, seconds=time.perf_counter() - start)
+        except Exception as exc:  # not transient: it becomes the row's reason
+            return Generation(None, error=f"{type(exc).__name__}: {exc}", attempts=attempts,
+                              seconds=time.perf_counter() - start)
         if not isinstance(answer, str):
             return Generation(None, error=f"pipeline returned {type(answer).__name__}, expected str",
-                              attempts=attempt, seconds=time.perf_counter() - start)
+                              attempts=attempts, seconds=time.perf_counter() - start)
         if self._cache is not None:
             self._cache.put(key, answer)
-        return Generation(answer, attempts=attempt, seconds=time.perf_counter() - start)
+        return Generation(answer, attempts=attempts, seconds=time.perf_counter() - start)
 
     async def aclose(self) -> None:
         close = getattr(self.pipeline, "aclose", None)

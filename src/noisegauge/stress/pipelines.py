@@ -19,6 +19,7 @@ import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from .._identity import identity_of
 from ..errors import InvalidInput
 
 __all__ = ["Pipeline", "CallablePipeline", "get_pipeline", "pipeline_identity"]
@@ -35,13 +36,7 @@ class Pipeline(Protocol):
 
 def pipeline_identity(pipeline: object) -> dict[str, Any]:
     """What identifies a pipeline's answers; its class path when it does not say."""
-    ident = getattr(pipeline, "identity", None)
-    if callable(ident):
-        value = ident()
-        if isinstance(value, dict):
-            return value
-    cls = type(pipeline)
-    return {"pipeline": f"{cls.__module__}.{cls.__qualname__}"}
+    return identity_of(pipeline, "pipeline")
 
 
 class CallablePipeline:
