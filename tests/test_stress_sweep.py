@@ -189,3 +189,27 @@ def test_default_judge_shows_growth_on_the_bundled_set(tmp_path: Path) -> None:
     precision = [p["mean"] for p in curve["metrics"]["precision"]]
     assert ns[-1] > ns[0] and ns == sorted(ns)
     assert precision[-1] < precision[0]
+
+
+def test_cli_gates_read_the_noisiest_level(tmp_path: Path) -> None:
+    base = ["stress", str(GOLDEN), "--pipeline", "extractive", "--levels", "0,4", "--judge", "fake"]
+    runner = CliRunner()
+    curve = None
+    for i, (gate, code) in enumerate([
+            (["--fail-above", "noise_sensitivity_irrelevant=0.9"], 0),
+            (["--fail-above", "noise_sensitivity_irrelevant=0.0"], 1),  # noise leaks at level 4
+            (["--fail-above", "noise_sensitivity_irrelevant=0.0", "--gate-level", "0"], 0),
+            (["--fail-below", "precision=0.99"], 1)]):
+        out = tmp_path / str(i)
+        r = runner.invoke(cli, [*base, "--out", str(out), *gate])
+        assert r.exit_code == code, (gate, r.output)
+        curve = json.loads((out / "curve.json").read_text())
+        if code == 1:
+            assert "gate failed" in r.output and "at 4 distractors" in r.output
+    assert curve is not None
+    level4 = {p["level"]: p["mean"] for p in curve["metrics"]["noise_sensitivity_irrelevant"]}[4]
+    assert level4 > 0.0
+    r = runner.invoke(cli, [*base, "--out", str(tmp_path / "x"), "--fail-above", "nonsense=1"])
+    assert r.exit_code == 2
+    r = runner.invoke(cli, [*base, "--out", str(tmp_path / "y"), "--gate-level", "3"])
+    assert r.exit_code == 2

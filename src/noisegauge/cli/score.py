@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import math
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,32 +28,13 @@ from ..io.readers import FORMATS, open_source
 from ..io.writers import OUTPUT_FORMATS, output_format
 from ..judges.registry import get_judge
 from ..runner.journal import Journal
-from ..runner.plan import METRIC_ALIASES, aclose_judges, build_plan
+from ..runner.plan import aclose_judges, build_plan
 from ..runner.progress import RichProgress, usage_line
 from ..runner.run import arun, finalize
 from ..runner.stats import RunStats
+from .gates import Gate, check_gates, parse_gates
 
 __all__ = ["score"]
-
-Gate = tuple[str, float, str]  # (metric, threshold, "above" | "below")
-
-
-def _parse_gates(values: tuple[str, ...], direction: str) -> list[Gate]:
-    gates = []
-    for text in values:
-        name, sep, raw = text.partition("=")
-        try:
-            threshold = float(raw)
-        except ValueError:
-            threshold = float("nan")
-        if not sep or not name.strip() or math.isnan(threshold):
-            raise click.BadParameter(f"{text!r}: expected METRIC=VALUE, e.g. "
-                                     "noise_sensitivity_relevant=0.3",
-                                     param_hint=f"--fail-{direction}")
-        name = name.strip().lower()
-        gates.append((METRIC_ALIASES.get(name, name), threshold, direction))
-    return gates
-
 
 @contextlib.contextmanager
 def _logging(quiet: bool) -> Iterator[None]:
@@ -145,7 +125,7 @@ def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str 
 
     Exit codes: 0 done, 1 a --fail-above/--fail-below gate failed, 2 bad invocation or input.
     """
-    gates = _parse_gates(fail_above, "above") + _parse_gates(fail_below, "below")
+    gates = parse_gates(fail_above, "above") + parse_gates(fail_below, "below")
     err = Console(stderr=True, highlight=False)
     with _logging(quiet):
         try:
@@ -167,17 +147,8 @@ def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str 
         for _, reason in stats.first_errors[:5]:
             err.print(f"  {reason}", soft_wrap=True)
     _print_summary(stats, out, cache_file)
-    failed = []
     summary = stats.summary()
-    for name, threshold, direction in gates:
-        mean = summary[name].mean
-        if mean is None:
-            failed.append(f"--fail-{direction} {name}={threshold:g}: no sample defined "
-                          f"{name}, so the gate cannot pass")
-        elif (mean > threshold) if direction == "above" else (mean < threshold):
-            sign = ">" if direction == "above" else "<"
-            failed.append(f"--fail-{direction} {name}={threshold:g}: mean {mean:.4f} {sign} "
-                          f"{threshold:g}")
+    failed = check_gates(gates, lambda name: summary[name].mean)
     for message in failed:
         err.print(f"[red]gate failed:[/red] {message}")
     if failed:

@@ -11,7 +11,9 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from ..engine.metrics import METRIC_NAMES
 from ..errors import MissingDependency, NoiseGaugeError
+from .gates import check_gates, parse_gates
 
 __all__ = ["stress", "compare"]
 
@@ -158,13 +160,29 @@ def _print_curve(console: Console, curve: dict[str, Any], title: str) -> None:
 @_sweep_options
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Directory for samples, results, curve.json/png and flips.")
-def stress(golden: str, pipeline: str, out_dir: str, **opts: Any) -> None:
+@click.option("--fail-above", multiple=True, metavar="METRIC=VALUE",
+              help="Exit 1 if the metric's mean at --gate-level exceeds VALUE (repeatable).")
+@click.option("--fail-below", multiple=True, metavar="METRIC=VALUE",
+              help="Exit 1 if the metric's mean at --gate-level is below VALUE (repeatable).")
+@click.option("--gate-level", type=int, default=None,
+              help="Noise level the gates read (default: the highest of --levels).")
+def stress(golden: str, pipeline: str, out_dir: str, fail_above: tuple[str, ...],
+           fail_below: tuple[str, ...], gate_level: int | None, **opts: Any) -> None:
     """Inject distractors into GOLDEN's contexts, run PIPELINE, and chart the damage.
 
     GOLDEN rows carry user_input, reference and the relevant chunks as retrieved_contexts.
+    Exit codes: 0 done, 1 a --fail-above/--fail-below gate failed, 2 bad invocation or input.
     """
     from ..stress import stress as run_stress
 
+    gates = parse_gates(fail_above, "above") + parse_gates(fail_below, "below")
+    for name, _, direction in gates:
+        if name not in METRIC_NAMES:
+            raise click.BadParameter(f"{name!r} is not a metric ({', '.join(METRIC_NAMES)})",
+                                     param_hint=f"--fail-{direction}")
+    level = max(opts["levels"]) if gate_level is None else gate_level
+    if level not in opts["levels"]:
+        raise click.BadParameter(f"{level} is not one of --levels", param_hint="--gate-level")
     out = Path(out_dir)
     console = Console()
     kwargs = _run_kwargs(opts, out)
@@ -184,6 +202,14 @@ def stress(golden: str, pipeline: str, out_dir: str, **opts: Any) -> None:
                       "than their level asked for (source ran out); see run.json.")
     for name, where in written.items():
         console.print(f"  {name}: {where}")
+    points = {name: {p["level"]: p["mean"] for p in pts}
+              for name, pts in report.curve()["metrics"].items()}
+    failed = check_gates(gates, lambda name: points.get(name, {}).get(level),
+                         where=f" at {level} distractors")
+    for message in failed:
+        Console(stderr=True, highlight=False).print(f"[red]gate failed:[/red] {message}")
+    if failed:
+        sys.exit(1)
 
 
 @click.command()
