@@ -201,3 +201,20 @@ def test_golden_rows_need_no_response_but_need_relevant_chunks() -> None:
         GoldenItem.from_record({"question": "q?", "contexts": ["c"]}, row=2)
     with pytest.raises(ValueError, match="duplicate id"):
         load_golden([{"id": "a", "question": "q", "reference": "r", "contexts": ["c"]}] * 2)
+
+
+def test_pool_and_golden_files_go_through_the_shared_readers(tmp_path: Path) -> None:
+    """Pool rows may be bare strings or objects; golden sets read in every `score` format."""
+    pool = tmp_path / "pool.jsonl"
+    pool.write_text('"Chunk one about the Pro plan."\n{"text": "Chunk two.", "id": "d2"}\n')
+    assert [(c.text, c.id) for c in load_pool(pool)] == [
+        ("Chunk one about the Pro plan.", None), ("Chunk two.", "d2")]
+    golden = tmp_path / "golden.csv"
+    golden.write_text('user_input,reference,retrieved_contexts\n'
+                      'Q?,The answer.,"[""The answer, in a chunk.""]"\n')
+    (item,) = load_golden(golden)
+    assert item.question == "Q?" and item.relevant == ("The answer, in a chunk.",)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"user_input": "Q?", "reference": "A.", "retrieved_contexts": ["c"]}\nnot json\n')
+    with pytest.raises(InvalidInput, match="bad.jsonl"):
+        load_golden(bad)

@@ -37,6 +37,9 @@ class RawRow:
     record: Mapping[str, Any] | None = None
     sample: Sample | None = None
     error: InvalidSample | None = None
+    #: The decoded value when it was not an object (a bare string line, say), for readers
+    #: such as the distractor pool that accept those.
+    value: Any = None
 
 
 def fingerprint(data: bytes) -> str:
@@ -76,7 +79,8 @@ def record_row(index: int, record: Any, *, fp: str | None = None, where: str = "
     if not isinstance(record, Mapping):
         return RawRow(index, digest, error=InvalidSample(
             f"{prefix}a record must be an object, got {type(record).__name__}", row=index,
-            expected="an object with user_input, response, reference, retrieved_contexts"))
+            expected="an object with user_input, response, reference, retrieved_contexts"),
+            value=record)
     bad = find_bad_text(record)
     if bad is not None:
         return RawRow(index, digest, error=InvalidSample(

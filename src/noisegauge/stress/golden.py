@@ -6,14 +6,13 @@ A golden row uses the same field names ``noisegauge score`` reads (``user_input`
 
 from __future__ import annotations
 
-import csv
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput, InvalidSample
+from ..io.readers import open_source
 from ..samples import FIELD_ALIASES, Sample
 
 __all__ = ["GoldenItem", "load_golden", "load_records", "load_pool", "PoolChunk"]
@@ -50,47 +49,21 @@ class GoldenItem:
                    metadata=dict(s.metadata))
 
 
-def load_records(path: str | Path) -> list[dict[str, Any]]:
-    """Rows of a JSONL, JSON (list, ``{"results": [...]}`` or ``{"samples": [...]}``) or CSV file.
+def load_records(path: str | Path, *, strings: bool = False) -> list[Any]:
+    """Rows of any file ``noisegauge score`` reads (JSONL, JSON, RAGChecker JSON, CSV, Parquet).
 
-    CSV cells holding a JSON list (``retrieved_contexts``) are decoded.
+    A golden set or pool is small and must be sound, so the first bad row stops the load;
+    with ``strings`` a row that is a bare string (a pool chunk) is kept as it is.
     """
-    p = Path(path)
-    if not p.is_file():
-        raise InvalidInput(f"{p}: no such file")
-    text = p.read_text(encoding="utf-8-sig")
-    suffix = p.suffix.lower()
-    if suffix == ".csv":
-        return [_decode_csv_row(r) for r in csv.DictReader(text.splitlines())]
-    if suffix == ".json" or (suffix != ".jsonl" and text.lstrip().startswith(("[", "{\"results\""))):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InvalidInput(f"{p}: not valid JSON ({exc})") from exc
-        if isinstance(data, Mapping):
-            data = data.get("results", data.get("samples"))
-        if not isinstance(data, list):
-            raise InvalidInput(f"{p}: expected a JSON list of rows or {{\"results\": [...]}}")
-        return data
-    rows: list[dict[str, Any]] = []
-    for n, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise InvalidInput(f"{p}, line {n}: not valid JSON ({exc.msg})") from exc
+    rows: list[Any] = []
+    for raw in open_source(Path(path)):
+        if strings and isinstance(raw.value, str):
+            rows.append(raw.value)
+        elif raw.error is not None or raw.record is None:
+            raise InvalidInput(f"{path}: {raw.error or f'row {raw.index} is not a record'}")
+        else:
+            rows.append(dict(raw.record))
     return rows
-
-
-def _decode_csv_row(row: dict[str, str]) -> dict[str, Any]:
-    out: dict[str, Any] = dict(row)
-    for key, value in row.items():
-        if isinstance(value, str) and value.lstrip().startswith(("[", "{")):
-            try:
-                out[key] = json.loads(value)
-            except json.JSONDecodeError:
-                pass  # a text cell that merely starts with a bracket
-    return out
 
 
 def load_golden(source: str | Path | Iterable[GoldenItem | Mapping[str, Any]]) -> list[GoldenItem]:
@@ -126,7 +99,7 @@ def load_pool(source: str | Path | Sequence[str | PoolChunk | Mapping[str, Any]]
         if p.suffix.lower() == ".txt" and p.is_file():
             return [PoolChunk(line.strip()) for line in p.read_text(encoding="utf-8").splitlines()
                     if line.strip()]
-        rows: Sequence[Any] = load_records(p)
+        rows: Sequence[Any] = load_records(p, strings=True)
     else:
         rows = source
     out: list[PoolChunk] = []
