@@ -232,3 +232,12 @@ def test_json_path_and_prompt_rendering() -> None:
         json_path({"a": []}, "a.0")
     text = render_prompt('{"q": "{question}"}\n{contexts}', "why?", ["one", "two"])
     assert text == '{"q": "why?"}\n[1] one\n[2] two'
+
+
+def test_generation_cache_answers_survive_reopening(tmp_path: Path) -> None:
+    path = tmp_path / "gen.sqlite"
+    cache = GenerationCache(path)
+    cache.put("k", "an answer")
+    cache.flush()
+    assert GenerationCache(path).get("k") == "an answer"
+    assert GenerationCache(path).get("missing") is None

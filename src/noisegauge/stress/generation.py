@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..cache import JudgeCache
 from ..judges.transport import Failure, Limits, RetriesExhausted, RetryPolicy, call_with_retries
 from .pipelines import Pipeline, pipeline_identity
 
@@ -40,27 +40,26 @@ def cache_key(identity: dict[str, Any], question: str, contexts: Sequence[str]) 
 
 
 class GenerationCache:
-    """Answers on disk. Plain text values (no pickles); safe to delete at any time."""
+    """Answers on disk, in the judge cache's SQLite store (WAL, buffered writes, JSON values)
+    under a namespace of their own; safe to delete at any time."""
 
     def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, check_same_thread=False)
-        self._db.execute("CREATE TABLE IF NOT EXISTS generations "
-                         "(key TEXT PRIMARY KEY, answer TEXT NOT NULL, created REAL NOT NULL)")
-        self._db.commit()
+        self._store = JudgeCache(path)
+        self.path = self._store.path
 
     def get(self, key: str) -> str | None:
-        row = self._db.execute("SELECT answer FROM generations WHERE key = ?", (key,)).fetchone()
-        return None if row is None else str(row[0])
+        value = self._store.get(JudgeCache.key("generation", "answer", key))
+        return value if isinstance(value, str) else None
 
     def put(self, key: str, answer: str) -> None:
-        self._db.execute("INSERT OR REPLACE INTO generations VALUES (?, ?, ?)",
-                         (key, answer, time.time()))
-        self._db.commit()
+        self._store.put(JudgeCache.key("generation", "answer", key), answer)
+
+    def flush(self) -> None:
+        """Commit buffered answers (``close`` does it too)."""
+        self._store.flush()
 
     def close(self) -> None:
-        self._db.close()
+        self._store.close()
 
 
 class Generator:

@@ -143,6 +143,8 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
         await generator.aclose()
         if isinstance(cache, (str, Path)) and gen_cache is not None:
             gen_cache.close()  # only the cache opened here; a caller's stays open
+        elif gen_cache is not None:
+            gen_cache.flush()  # but its answers are on disk when the sweep returns
     samples = [_sample(c, g.answer or "") for c, g in zip(cases, generations)]
     to_score = [i for i, g in enumerate(generations) if g.answer is not None]
     scored = await score_samples([samples[i] for i in to_score], resolved_judge,
