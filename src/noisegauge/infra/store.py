@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .secrets import redact
+
 __all__ = ["CacheOption", "JudgeCache", "default_cache_path", "resolve_cache"]
 
 log = logging.getLogger("noisegauge")
@@ -82,7 +84,7 @@ class JudgeCache:
             return None
 
     def put(self, key: bytes, value: Any) -> None:
-        self._pending[key] = json.dumps(value, ensure_ascii=False)
+        self._pending[key] = redact(json.dumps(value, ensure_ascii=False))  # no key on disk
         if (len(self._pending) >= self._flush_size
                 or time.monotonic() - self._last_flush >= self._flush_seconds):
             self.flush()

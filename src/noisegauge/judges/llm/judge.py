@@ -32,6 +32,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from ...errors import InvalidInput, JudgeOutputError, MissingDependency
+from ...infra.secrets import register_secret
 from ...infra.transport import Limits, RetryPolicy
 from ...verdicts import Verdict
 from . import prompts
@@ -99,6 +100,7 @@ class OpenAIJudge:
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
         self.settings = s = JudgeSettings(**settings)
         self.stats = JudgeStats()
+        register_secret(api_key or os.environ.get("OPENAI_API_KEY"))  # masked in every output
         self._chat = ChatEndpoint(
             model, self.base_url, api_key or os.environ.get("OPENAI_API_KEY"),
             output_mode=s.output_mode, temperature=self._temperature(), seed=s.seed,
