@@ -156,8 +156,9 @@ async def call_with_retries(key: str, attempt: Callable[[], Awaitable[T]], *,
         async with endpoint.semaphore:
             try:
                 return await asyncio.wait_for(attempt(), policy.timeout), retries
-            except asyncio.TimeoutError as exc:
-                error: BaseException = exc
+            except asyncio.TimeoutError:
+                # wait_for's own error has no message; say how long we waited.
+                error: BaseException = TimeoutError(f"no answer within {policy.timeout:g} s")
                 failure = Failure(retryable=True)
             except Exception as exc:
                 error = exc

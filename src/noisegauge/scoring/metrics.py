@@ -16,7 +16,15 @@ from ..judges.base import Judge, metered
 from ..judges.registry import get_judge
 from ..samples import Sample
 from .judging import judge_sample
-from .results import MetricResult, SampleResult, Status, error_result, result_from_verdicts
+from .results import (
+    MetricResult,
+    SampleResult,
+    Status,
+    describe_failure,
+    error_result,
+    failure_kind,
+    result_from_verdicts,
+)
 
 __all__ = ["Metric", "NoiseSensitivity", "Faithfulness", "Hallucination", "SelfKnowledge",
            "ContextPrecision", "ContextRecall", "ContextUtilization", "AnswerPrecision",
@@ -37,15 +45,19 @@ def as_sample(sample: Sample | Mapping[str, Any] | None, fields: Mapping[str, An
 
 
 async def ascore_sample(sample: Sample, judge: Judge | str, *, index: int | None = None) -> SampleResult:
-    """Judge one sample once and compute every metric from it. Never raises for judge
-    failures: they become an ``error`` result with the reason."""
+    """Judge one sample once and compute every metric from it. A judge failure (an
+    unreachable endpoint, a timeout, an unusable answer) becomes an ``error`` result with the
+    reason and its ``error_kind``; anything else is a bug and is raised."""
     resolved = get_judge(judge)
     with metered() as usage:
         try:
             cv = await judge_sample(sample, resolved)
-        except Exception as exc:  # a failed judge must not lose the row
-            return error_result(f"{type(exc).__name__}: {exc}", index=index, id=sample.id,
-                                usage=usage)
+        except Exception as exc:
+            kind = failure_kind(exc)
+            if kind is None:  # a bug (ours or a custom judge's) must not hide in a row
+                raise
+            return error_result(describe_failure(exc), index=index, id=sample.id, usage=usage,
+                                kind=kind)
     return result_from_verdicts(cv, index=index, id=sample.id, usage=usage,
                                 chunks=sample.retrieved_contexts, reference=sample.reference)
 

@@ -1,29 +1,109 @@
-"""Per-sample results: a status, every metric, the evidence and the judge usage."""
+"""Per-sample results: a status, every metric, the evidence and the judge usage.
+
+A result and its output row (``to_row``, the CONTRACTS JSONL shape) carry the same
+information: ``SampleResult.from_row`` rebuilds the result from a row, hints included, so a
+run's ``Report`` can be built from the rows it journals and a resumed run reports exactly
+what an uninterrupted one does.
+"""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from ..engine.evidence import Evidence, build_evidence
+from ..engine.evidence import (
+    ChunkEvidence,
+    Evidence,
+    ReferenceClaimEvidence,
+    ResponseClaimEvidence,
+    build_evidence,
+)
 from ..engine.matrix import ClaimVerdicts
 from ..engine.metrics import METRIC_NAMES, MetricValue, compute_metrics
+from ..errors import InvalidSample, JudgeOutputError, JudgeUnavailable, NoiseGaugeError
 from ..judges.base import Usage
+from ..verdicts import Verdict
 from .provenance import closest_chunk
 
-__all__ = ["Status", "SampleResult", "MetricResult", "result_from_verdicts", "error_result"]
+__all__ = ["ERROR_KINDS", "ErrorKind", "JudgeEvidence", "MetricResult", "SampleResult", "Status",
+           "describe_failure", "error_result", "failure_kind", "result_from_verdicts"]
 
 Status = Literal["ok", "undefined", "error"]
+#: Why a row is an error: its input (``input``), the judge's endpoint (``transport``: not
+#: reachable, refused, timed out), the judge's answer (``output``), another judge failure
+#: (``judge``), a stress pipeline (``pipeline``), or a run stopped mid-row (``interrupted``).
+ErrorKind = Literal["input", "transport", "output", "judge", "pipeline", "interrupted"]
+ERROR_KINDS: tuple[str, ...] = ("input", "transport", "output", "judge", "pipeline", "interrupted")
+
+# Exceptions of these client libraries are failures to reach an endpoint, whatever their class.
+_TRANSPORT_MODULES = ("httpx", "httpcore", "aiohttp", "requests", "urllib3", "openai")
+
+
+def failure_kind(exc: BaseException) -> ErrorKind | None:
+    """The error kind of a failure that costs one row, or None for a bug (to be raised).
+
+    Judge failures (``JudgeError``), bad rows (``InvalidSample``), timeouts and connection
+    errors cost the row; a TypeError or AttributeError is a bug and must stop the run.
+    """
+    if isinstance(exc, InvalidSample):
+        return "input"
+    if isinstance(exc, JudgeUnavailable):
+        return "transport"
+    if isinstance(exc, JudgeOutputError):
+        return "output"
+    if isinstance(exc, NoiseGaugeError):
+        return "judge"
+    if isinstance(exc, (TimeoutError, asyncio.TimeoutError, ConnectionError)):
+        return "transport"
+    if type(exc).__module__.split(".")[0] in _TRANSPORT_MODULES:
+        return "transport"
+    return None
+
+
+def describe_failure(exc: BaseException) -> str:
+    """``Type: message``, never an empty message."""
+    text = str(exc).strip()
+    if not text and isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
+        text = "no answer in time"
+    return f"{type(exc).__name__}: {text or '(no message)'}"
+
+
+@dataclass(frozen=True)
+class JudgeEvidence:
+    """With several judges: what one judge group (other than the main one) found."""
+
+    judge: Mapping[str, Any]
+    metrics: tuple[str, ...]
+    status: Status
+    reason: str | None
+    evidence: Evidence | None
+
+    def to_dict(self) -> dict[str, Any]:
+        ev = self.evidence.to_dict() if self.evidence is not None else None
+        return {"judge": dict(self.judge), "metrics": list(self.metrics), "status": self.status,
+                "reason": self.reason,
+                "response_claims": ev["response_claims"] if ev else [],
+                "reference_claims": ev["reference_claims"] if ev else [],
+                "chunks": ev["chunks"] if ev else []}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> JudgeEvidence:
+        return cls(judge=data.get("judge") or {}, metrics=tuple(data.get("metrics") or ()),
+                   status=data.get("status", "ok"), reason=data.get("reason"),
+                   evidence=evidence_from_dict(data))
 
 
 @dataclass(frozen=True)
 class SampleResult:
     """Everything known about one scored sample.
 
-    ``status`` is ``error`` when the sample could not be judged (``reason`` says why),
-    ``undefined`` when the response or the reference yielded no claims, else ``ok``.
-    Individual metrics can still be undefined in an ``ok`` sample (e.g. no chunks).
+    ``status`` is ``error`` when the sample could not be judged (``reason`` says why and
+    ``error_kind`` what failed), ``undefined`` when the response or the reference yielded
+    no claims, else ``ok``. Individual metrics can still be undefined in an ``ok`` sample
+    (e.g. no chunks). With several judges, ``evidence`` is the main judge's (the one that
+    produced noise sensitivity) and ``by_judge`` holds the others'.
     """
 
     index: int | None
@@ -34,22 +114,33 @@ class SampleResult:
     verdicts: ClaimVerdicts | None = None
     evidence: Evidence | None = None
     usage: Usage = field(default_factory=Usage)
+    error_kind: ErrorKind | None = None
+    by_judge: tuple[JudgeEvidence, ...] = ()
 
     def value(self, name: str) -> float | None:
         mv = self.metrics.get(name)
         return None if mv is None else mv.value
 
-    def to_row(self) -> dict[str, Any]:
-        """The JSONL row shape promised in CONTRACTS.md."""
+    def to_row(self, extra: Sequence[str] = ()) -> dict[str, Any]:
+        """The JSONL row shape promised in CONTRACTS.md, plus the ``extra`` metric columns."""
         ev = self.evidence.to_dict() if self.evidence is not None else None
         usage = self.usage
-        return {
+        metrics: dict[str, float | None] = {}
+        undefined: dict[str, str | None] = {}
+        for name in (*METRIC_NAMES, *extra):
+            mv = self.metrics.get(name)
+            metrics[name] = None if mv is None else mv.value
+            # An extra column of an error row has no reason of its own: the row's says it.
+            if mv is not None and mv.value is None and (name in METRIC_NAMES
+                                                        or self.status != "error"):
+                undefined[name] = mv.reason
+        row: dict[str, Any] = {
             "id": self.id,
             "status": self.status,
             "reason": self.reason,
-            "metrics": {name: (self.metrics[name].value if name in self.metrics else None)
-                        for name in METRIC_NAMES},
-            "undefined": {name: mv.reason for name, mv in self.metrics.items() if mv.value is None},
+            "error_kind": self.error_kind,
+            "metrics": metrics,
+            "undefined": undefined,
             "response_claims": ev["response_claims"] if ev else [],
             "reference_claims": ev["reference_claims"] if ev else [],
             "chunks": ev["chunks"] if ev else [],
@@ -57,6 +148,53 @@ class SampleResult:
                       "retries": usage.retries, "prompt_tokens": usage.prompt_tokens,
                       "completion_tokens": usage.completion_tokens, "cost_usd": usage.cost_usd},
         }
+        if self.by_judge:
+            row["evidence_by_judge"] = [j.to_dict() for j in self.by_judge]
+        return row
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any], verdicts: Mapping[str, Any] | None = None, *,
+                 index: int | None = None) -> SampleResult:
+        """The result a row was written from (``to_row(extra)`` gives the row back)."""
+        undefined = row.get("undefined") or {}
+        metrics: dict[str, MetricValue] = {}
+        for name, value in (row.get("metrics") or {}).items():
+            if value is not None:
+                metrics[name] = MetricValue(float(value))
+            elif name in undefined:
+                metrics[name] = MetricValue(None, undefined[name])
+        cv = ClaimVerdicts.from_dict(dict(verdicts)) if verdicts else None
+        evidence = evidence_from_dict(row)
+        if evidence is None and cv is not None:
+            evidence = build_evidence(cv)
+        return cls(index=index if index is not None else row.get("index"), id=row.get("id"),
+                   status=row["status"], reason=row.get("reason"), metrics=metrics, verdicts=cv,
+                   evidence=evidence, usage=Usage.from_dict(dict(row.get("usage") or {})),
+                   error_kind=row.get("error_kind"),
+                   by_judge=tuple(JudgeEvidence.from_dict(d)
+                                  for d in row.get("evidence_by_judge") or ()))
+
+
+def evidence_from_dict(data: Mapping[str, Any]) -> Evidence | None:
+    """Evidence from its ``to_dict`` form (None when there is none: no claims, no chunks)."""
+    resp, ref, chunks = (data.get("response_claims") or [], data.get("reference_claims") or [],
+                         data.get("chunks") or [])
+    if not (resp or ref or chunks) and data.get("status") == "error":
+        return None
+    return Evidence(
+        response_claims=tuple(ResponseClaimEvidence(
+            text=c["text"], correct=c["correct"], reference_verdict=Verdict(c["reference_verdict"]),
+            entailed_by=tuple(c["entailed_by"]), contradicted_by=tuple(c["contradicted_by"]),
+            bucket=c["bucket"], leaked_from=tuple(c["leaked_from"]),
+            closest_chunk=c.get("closest_chunk"), closest_overlap=c.get("closest_overlap"))
+            for c in resp),
+        reference_claims=tuple(ReferenceClaimEvidence(
+            text=c["text"], entailed_by=tuple(c["entailed_by"]), in_response=c["in_response"],
+            response_verdict=Verdict(c["response_verdict"])) for c in ref),
+        chunks=tuple(ChunkEvidence(index=c["index"], relevant=c["relevant"],
+                            entails_reference_claims=tuple(c["entails_reference_claims"]),
+                            entails_response_claims=tuple(c["entails_response_claims"]))
+                     for c in chunks))
 
 
 @dataclass(frozen=True)
@@ -80,9 +218,10 @@ class MetricResult:
 
 
 def _with_hints(evidence: Evidence, chunks: Sequence[str], reference: str) -> Evidence:
+    """A ``closest_chunk`` hint on each wrong claim that no chunk entails (and only there)."""
     claims = []
     for c in evidence.response_claims:
-        hint = None if c.entailed_by else closest_chunk(c.text, chunks, reference)
+        hint = None if (c.correct or c.entailed_by) else closest_chunk(c.text, chunks, reference)
         claims.append(c if hint is None else
                       replace(c, closest_chunk=hint[0], closest_overlap=hint[1]))
     return replace(evidence, response_claims=tuple(claims))
@@ -93,7 +232,7 @@ def result_from_verdicts(cv: ClaimVerdicts, *, index: int | None = None, id: str
                          chunks: Sequence[str] | None = None,
                          reference: str = "") -> SampleResult:
     """Metrics, status and evidence of a judged sample; ``chunks`` (and the ``reference``
-    text) enable provenance hints for claims no chunk entails."""
+    text) enable provenance hints for wrong claims no chunk entails."""
     metrics = compute_metrics(cv)
     status: Status = "ok"
     reason = None
@@ -109,7 +248,7 @@ def result_from_verdicts(cv: ClaimVerdicts, *, index: int | None = None, id: str
 
 
 def error_result(reason: str, *, index: int | None = None, id: str | None = None,
-                 usage: Usage | None = None) -> SampleResult:
-    return SampleResult(index=index, id=id, status="error", reason=reason,
+                 usage: Usage | None = None, kind: ErrorKind | None = None) -> SampleResult:
+    return SampleResult(index=index, id=id, status="error", reason=reason or "(no reason given)",
                         metrics={name: MetricValue(None, "error") for name in METRIC_NAMES},
-                        usage=usage or Usage())
+                        usage=usage or Usage(), error_kind=kind)
