@@ -100,7 +100,7 @@ def test_unreadable_inputs_exit_2_with_the_fix(tmp_path: Path) -> None:
                                   .replace(b"\\u00c4", b"\xc4") + b"\n" for r in rows(4)),
                          "not UTF-8 text"),
         "garbage.jsonl": (b"hello world\nthis is, not json\nat all\n", "not a JSON Lines file"),
-        "noheader.csv": ('q,"Alpha is one.",Alpha is one.,"[""Alpha is one.""]"\n'.encode(),
+        "noheader.csv": (b'q,"Alpha is one.",Alpha is one.,"[""Alpha is one.""]"\n',
                          "Add a header row"),
         "dupes.csv": (b"question,answer,answer,ground_truth,contexts\n", "more than once"),
         "bad.parquet": (b"PAR1 not really", "not a readable Parquet file"),
@@ -176,7 +176,7 @@ def test_consecutive_transport_failures_stop_the_run(
     res = _invoke(*args)
     assert res.exit_code == 2
     assert time.monotonic() - start < 10
-    assert "stopped after 5 rows in a row could not reach the judge" in res.stderr
+    assert "stopped after 5 rows in a row got no answer from the judge" in res.stderr
     assert "connection refused" in res.stderr
     assert f"Finished rows are kept in {journal_path(out)}" in res.stderr
     # What was done is kept; with the endpoint back, the same command finishes the run.

@@ -115,7 +115,7 @@ class _Runner:
             self.failures += 1
             if self.max_failures is not None and self.failures >= self.max_failures:
                 raise JudgeUnavailable(
-                    f"stopped after {self.failures} rows in a row could not reach the judge; "
+                    f"stopped after {self.failures} rows in a row got no answer from the judge; "
                     f"the last one: {message}")
 
     def emit_resumed(self, raw: RawRow, sample: Sample) -> None:

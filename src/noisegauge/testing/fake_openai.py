@@ -27,6 +27,7 @@ import json
 import random
 import re
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -337,6 +338,12 @@ class _Server(ThreadingHTTPServer):
     # The default backlog of 5 drops bursts of concurrent connects (the client then waits
     # ~1 s to retry), which would distort every latency measurement.
     request_queue_size = 256
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client killed mid-request (the chaos tests do that) is not the server's error.
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):
