@@ -62,7 +62,7 @@ def test_huge_texts_are_error_rows_fast() -> None:
 
 
 def test_a_non_judge_is_refused_once_up_front() -> None:
-    for bad in (42, "lexical".encode(), object()):
+    for bad in (42, b"lexical", object()):
         with pytest.raises(InvalidInput, match="not a judge"):
             evaluate(rows(3), None, judge=bad, cache=False, progress=False)  # type: ignore[arg-type]
     with pytest.raises(InvalidInput, match="not a judge"):

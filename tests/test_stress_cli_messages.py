@@ -47,6 +47,10 @@ def test_ctrl_c_exits_130_saying_what_was_kept(tmp_path: Path,
     monkeypatch.setattr(stress_pkg, "stress", interrupted)
     res = _stress(tmp_path / "out")
     assert res.exit_code == 130
+    assert "interrupted; no answer was cached, so nothing was kept" in res.stderr
+    (tmp_path / "out" / "generations.sqlite").write_bytes(b"")
+    res = _stress(tmp_path / "out")
+    assert res.exit_code == 130
     assert "interrupted; answers generated so far are kept in" in res.stderr
     assert "Traceback" not in res.output
     res = _stress(tmp_path / "out2", "--no-cache")

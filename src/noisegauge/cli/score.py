@@ -10,6 +10,7 @@ memory; this module turns its outcome into a summary, messages and an exit code:
   or ``--max-consecutive-failures`` rows in a row could not reach it); ``--strict`` stopped
   at an error. Finished rows are kept for the next run;
 - 3: no gate, but some rows are errors (``--allow-errors`` accepts them);
+- 4: a crash, i.e. a bug (``cli.main``: the traceback is printed);
 - 130: interrupted (Ctrl-C).
 
 CSV input: one row per sample with a header; list columns (``retrieved_contexts`` or
@@ -180,7 +181,7 @@ def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str 
 
     Exit codes: 0 all rows scored and gates passed; 1 a gate failed or too many error rows;
     2 bad invocation or input, or the judge cannot be used; 3 error rows without a gate
-    (--allow-errors: 0); 130 interrupted.
+    (--allow-errors: 0); 4 a crash (a bug); 130 interrupted.
     """
     gates = parse_gates(fail_above, "above") + parse_gates(fail_below, "below")
     if no_cache and cache_path is not None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import click
+from rich.console import Console
 from rich.table import Table
 
 from ..engine.metrics import METRIC_NAMES
@@ -152,8 +153,12 @@ def _guarded(call: Callable[[], Any], cache: Path | None = None) -> Any:
         where = f": {exc.filename}" if exc.filename else ""
         _fail(f"{exc.strerror or exc}{where}")
     except KeyboardInterrupt:
-        kept = (f"answers generated so far are kept in {cache}, so the same command reuses "
-                "them" if cache is not None else "nothing was kept (--no-cache)")
+        if cache is None:
+            kept = "nothing was kept (--no-cache)"
+        elif cache.exists():
+            kept = f"answers generated so far are kept in {cache}, so the same command reuses them"
+        else:
+            kept = "no answer was cached, so nothing was kept"
         note(f"interrupted; {kept}.")
         sys.exit(130)
 
@@ -172,7 +177,7 @@ def _fmt(point: dict[str, Any]) -> str:
     return f"{point['mean']:.3f} [{lo:.2f}-{hi:.2f}]"
 
 
-def _print_curve(console: Any, curve: dict[str, Any], title: str) -> None:
+def _print_curve(console: Console, curve: dict[str, Any], title: str) -> None:
     """Metrics as rows, noise levels as columns: mean and 95% interval per cell."""
     table = Table(title=title, title_justify="left")
     table.add_column("distractors →")

@@ -225,6 +225,8 @@ class Journal:
             try:
                 if not remove:
                     self._sync(force=True)
+            except OSError:  # e.g. a full disk: the error being handled says more
+                pass
             finally:
                 self._fh.close()
                 self._fh = None

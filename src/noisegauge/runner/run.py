@@ -107,7 +107,9 @@ class _Runner:
     def _failed(self, index: int, result: SampleResult) -> None:
         """Stop the run when asked to (strict) or when the judge keeps being unreachable."""
         message = f"row {index}: {result.reason}"
-        if self.strict and result.error_kind != "input":
+        if self.strict:
+            if result.error_kind == "input":
+                raise InvalidSample(str(result.reason))  # it already names row and field
             cls = {"transport": JudgeUnavailable, "output": JudgeOutputError}.get(
                 result.error_kind or "", JudgeError)
             raise cls(message)
