@@ -4,6 +4,7 @@ register one with ``JUDGE_FACTORIES["name"] = "chaos_helpers:make_..."``)."""
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -86,3 +87,25 @@ class NeverJudge(FakeJudge):
 
 def make_never(arg: str | None, **kw: Any) -> NeverJudge:
     return NeverJudge(**kw)
+
+
+class GatedJudge(FakeJudge):
+    """FakeJudge that answers ``free`` extractions, then waits until the file named by
+    ``$NG_GATE`` exists: a run that holds still, mid-way, for as long as a test needs."""
+
+    def __init__(self, free: int = 0, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.free = free
+
+    async def extract(self, text: str, question: str | None = None) -> list[str]:
+        if self.free > 0:
+            self.free -= 1
+        else:
+            gate = os.environ.get("NG_GATE", "")
+            while gate and not os.path.exists(gate):
+                await asyncio.sleep(0.005)
+        return await super().extract(text, question)
+
+
+def make_gated(arg: str | None, **kw: Any) -> GatedJudge:
+    return GatedJudge(free=int(arg or 0), **kw)

@@ -10,7 +10,6 @@ import multiprocessing
 import os
 import random
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -18,12 +17,10 @@ from typing import Any
 
 import pytest
 
-from batch_helpers import ROOT, SlowJudge, rows
+from batch_helpers import SlowJudge, rows
 from noisegauge import InvalidInput, evaluate
 from noisegauge.judges.registry import JUDGE_FACTORIES
 from noisegauge.runner.journal import Journal, journal_path
-
-SLOW_CLI = ROOT / "tests" / "slow_cli.py"
 
 
 def _write(path: Path, data: list[dict[str, Any]]) -> Path:
@@ -59,7 +56,7 @@ def _fork(args: list[str]) -> Any:
     return proc
 
 
-def kill_at_random(args: list[str], journal: Path, *, kills: int, late_kills: int = 5,
+def kill_at_random(args: list[str], journal: Path, *, kills: int, late_kills: int = 3,
                    seed: int = 0) -> dict[str, Any]:
     """Run the command again and again, each time SIGKILLed at a random moment, then once to
     the end. The moments come from the command's own timing, measured first by a whole run
@@ -105,12 +102,12 @@ def test_fifty_random_kills_lose_nothing(tmp_path: Path, monkeypatch: pytest.Mon
     import noisegauge.cli.score  # noqa: F401  (imported once, before the forks)
 
     monkeypatch.setitem(JUDGE_FACTORIES, "slow", "batch_helpers:make_slow_judge")
-    data = rows(200)
+    data = rows(120)
     src = _write(tmp_path / "in.jsonl", data)
     out = tmp_path / "out.jsonl"
     args = [str(src), "--judge", "slow:0.001", "--out", str(out), "--no-cache", "-q",
             "--concurrency", "4"]
-    stats = kill_at_random(args, journal_path(out), kills=50)
+    stats = kill_at_random(args, journal_path(out), kills=50, late_kills=3)
     assert stats["killed"] >= 50 and stats["finished_early"] == 0, stats
     assert stats["final_exit"] == 0, stats
     assert len(set(stats["journal_sizes"])) > 10  # kills landed all along the run
@@ -182,26 +179,51 @@ def test_a_second_journal_never_truncates_the_first(tmp_path: Path) -> None:
     again.close(remove=True)
 
 
-def test_two_concurrent_runs_on_one_out(tmp_path: Path) -> None:
+def _child_code(args: list[str], err: Path) -> int:
+    """Run the CLI in a forked child with stderr to ``err``; its exit code."""
+    ctx = multiprocessing.get_context("fork")
+
+    def target() -> None:
+        fd = os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        os.dup2(fd, 2)
+        sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
+        _score_child(args)
+
+    proc = ctx.Process(target=target)
+    proc.start()
+    proc.join(60)
+    return proc.exitcode if proc.exitcode is not None else -1
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs fork")
+def test_two_concurrent_runs_on_one_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import noisegauge.cli.score  # noqa: F401  (imported once, before the forks)
+
+    monkeypatch.setitem(JUDGE_FACTORIES, "gated", "chaos_helpers:make_gated")
+    monkeypatch.setitem(JUDGE_FACTORIES, "slow", "batch_helpers:make_slow_judge")
+    gate = tmp_path / "go"
+    monkeypatch.setenv("NG_GATE", str(gate))
     data = rows(20)
     src = _write(tmp_path / "in.jsonl", data)
     out = tmp_path / "out.jsonl"
-    base = [sys.executable, str(SLOW_CLI), "score", str(src), "--out", str(out), "--no-cache",
-            "-q", "--concurrency", "1"]
-    first = subprocess.Popen([*base, "--judge", "slow:0.15"], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+    base = [str(src), "--out", str(out), "--no-cache", "-q", "--concurrency", "1"]
+    # The first run judges 3 rows, then holds still until the gate opens.
+    first = _fork([*base, "--judge", "gated:6"])
     partial = journal_path(out)
     deadline = time.monotonic() + 60
-    while (not partial.exists() or len(partial.read_bytes().splitlines()) < 3) \
+    while (not partial.exists() or partial.read_bytes().count(b"\n") < 4) \
             and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert first.poll() is None, "the first run ended before the second could start"
-    for extra in (["--judge", "slow:0.15"], ["--judge", "slow:0.15", "--restart"],
+        time.sleep(0.01)
+    held = partial.read_bytes()
+    for extra in (["--judge", "gated:6"], ["--judge", "gated:6", "--restart"],
                   ["--judge", "slow:0", "--metrics", "faithfulness"]):
-        second = subprocess.run([*base, *extra], capture_output=True, text=True, timeout=60)
-        assert second.returncode == 2, second.stderr
-        assert "another noisegauge run is writing" in second.stderr
-        assert "Traceback" not in second.stderr
-    assert first.wait(120) == 0, first.stderr.read() if first.stderr else ""
+        err = tmp_path / "second.err"
+        assert _child_code([*base, *extra], err) == 2
+        message = err.read_text()
+        assert "another noisegauge run is writing" in message and "Traceback" not in message
+        assert partial.read_bytes() == held  # not truncated, not mixed into
+    gate.touch()
+    first.join(60)
+    assert first.exitcode == 0
     assert out.read_bytes() == _reference(data, tmp_path)
     assert not partial.exists()
