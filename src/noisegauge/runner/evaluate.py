@@ -40,7 +40,7 @@ from ..scoring.results import SampleResult
 from .journal import Journal
 from .plan import aclose_judges, build_plan
 from .progress import RichProgress
-from .run import arun, finalize
+from .run import arun, finalize, input_record
 from .stats import RunStats
 
 __all__ = ["Report", "aevaluate", "evaluate", "result_from_row"]
@@ -83,11 +83,15 @@ class Report:
         return self.stats.summary()
 
     def rows(self) -> Iterator[dict[str, Any]]:
-        """Output rows (the CONTRACTS JSONL shape plus ``index``), in input order."""
-        for i, r in enumerate(self.results):
+        """Output rows (the CONTRACTS JSONL shape plus ``index``, ``judges`` and the
+        ``input`` texts), in input order."""
+        for i, (r, s) in enumerate(zip(self.results, self.samples)):
             row = {"index": i, **r.to_row()}
             for name in self.metrics:
                 row["metrics"].setdefault(name, r.value(name))
+            row["judges"] = list(self.judges)
+            if s is not None:
+                row["input"] = input_record(s)
             yield row
 
     def to_pandas(self) -> Any:
@@ -130,6 +134,20 @@ class Report:
 
     def to_parquet(self, path: str | os.PathLike[str]) -> Path:
         return self._write(path, "parquet")
+
+    def to_html(self, path: str | os.PathLike[str], *, title: str = "noisegauge run",
+                compare: Report | None = None, stress: str | os.PathLike[str] | None = None) -> Path:
+        """A self-contained HTML report (no network needed to open it): the metric family,
+        the noise modes against the reading bands, the retrieval-vs-generator diagnosis and
+        every sample with its claims highlighted. ``compare``: another run of the same inputs;
+        ``stress``: a ``noisegauge stress`` output directory."""
+        from ..report import RunInfo, now_text, write_report
+
+        stamp = now_text()
+        info = RunInfo(title=title, judges=tuple(self.judges), scored_at=stamp, generated_at=stamp)
+        other = list(compare.rows()) if compare is not None else None
+        return write_report(path, list(self.rows()), info=info, compare=other,
+                            compare_label="other run", stress=stress)
 
     def to_ragchecker(self, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
         """RAGChecker's JSON (claims, Entailment/Neutral/Contradiction matrices, per-sample
