@@ -40,12 +40,12 @@ from pathlib import Path
 from typing import Any
 
 from noisegauge import Sample
-from noisegauge.judges.batching import STRATEGIES
-from noisegauge.judges.fake import naive_sentences
-from noisegauge.judges.openai_judge import OpenAIJudge
+from noisegauge.judges.llm.batching import STRATEGIES
+from noisegauge.judges.llm.judge import OpenAIJudge
 from noisegauge.scoring import ascore_sample
 from noisegauge.testing import FakeOpenAIServer, FakeRequest, judge_responder
 from noisegauge.testing.fake_openai import overlap_verdict
+from noisegauge.text import sentences
 
 ROOT = Path(__file__).resolve().parents[1]
 LIC_PATH = ROOT.parent / "shared" / "data" / "ragas" / "noise_sensitivity_docs_examples.json"
@@ -96,7 +96,7 @@ def load_lic() -> tuple[list[Sample], Callable[[str], list[str]]]:
                 record["reference"].strip(): LIC_CLAIMS["reference"]}
 
     def claims(text: str) -> list[str]:
-        return scripted.get(text.strip(), naive_sentences(text))
+        return scripted.get(text.strip(), sentences(text))
     return [Sample.from_record(record)], claims
 
 
@@ -239,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     lic, lic_claims = load_lic()
     bench_dataset("LIC", lic, lic_claims, args)
     for path in args.data:
-        bench_dataset(path.name, load_jsonl(path), naive_sentences, args)
+        bench_dataset(path.name, load_jsonl(path), sentences, args)
     return 0
 
 

@@ -49,12 +49,12 @@ def fake_openai_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAISe
 
 @pytest.fixture
 def fast_retries(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """Retry, pause and rate-limit waits of ``noisegauge.judges.transport`` run on a virtual
+    """Retry, pause and rate-limit waits of ``noisegauge.infra.transport`` run on a virtual
     clock (instant); returns the list of delays that were asked for, in order."""
     import asyncio
     import time
 
-    from noisegauge.judges import transport
+    from noisegauge.infra import transport
 
     delays: list[float] = []
     offset = [0.0]

@@ -14,8 +14,9 @@ import pytest
 
 from batch_helpers import rows
 from noisegauge import FakeJudge, Verdict, evaluate, get_judge
-from noisegauge.cache import CachedJudge, JudgeCache, default_cache_path, resolve_cache, with_cache
+from noisegauge.infra.store import JudgeCache, default_cache_path, resolve_cache
 from noisegauge.judges.base import metered
+from noisegauge.judges.cache import CachedJudge, with_cache
 
 
 class ModelJudge(FakeJudge):

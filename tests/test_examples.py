@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from noisegauge import Sample
-from noisegauge.judges.fake import naive_sentences
+from noisegauge.text import sentences
 
 DATA = Path(__file__).resolve().parents[1] / "examples" / "support_bot.jsonl"
 SCENARIOS = {"refusal", "clean", "relevant_noise", "irrelevant_noise", "hallucination", "self_knowledge",
@@ -87,16 +87,16 @@ def test_edge_cases_present() -> None:
 def test_buckets_match_sentences_and_cited_chunks(row: int) -> None:
     r = RECORDS[row]
     meta, chunks = r["metadata"], r["retrieved_contexts"]
-    sentences = naive_sentences(r["response"])
+    said = sentences(r["response"])
     buckets, support = meta["expected_buckets"], meta["expected_support"]
     if meta["scenario"] == "refusal":  # a refusal states nothing: no claims, no buckets
         assert buckets == support == [] and meta.get("refusal") is True
         return
     relevant = set(meta["relevant_chunks"])
-    assert len(buckets) == len(sentences) == len(support), sentences
+    assert len(buckets) == len(said) == len(support), said
     assert set(buckets) <= BUCKETS
     assert relevant <= set(range(len(chunks)))
-    for sentence, bucket, cited in zip(sentences, buckets, support):
+    for sentence, bucket, cited in zip(said, buckets, support):
         assert set(cited) <= set(range(len(chunks))), (sentence, cited)
         if bucket in ("hallucination", "self_knowledge"):
             assert cited == [], sentence

@@ -22,8 +22,8 @@ import pytest
 from noisegauge import FakeJudge, NoiseSensitivity, Verdict, get_judge
 from noisegauge.errors import InvalidInput, JudgeUnavailable, MissingDependency
 from noisegauge.judges import judge_identity, metered
-from noisegauge.judges._nli_support import resolve_labels, split_windows
-from noisegauge.judges.nli import NLIJudge
+from noisegauge.judges.nli.judge import NLIJudge
+from noisegauge.judges.nli.support import resolve_labels, split_windows
 from noisegauge.samples import Sample
 from noisegauge.scoring import ascore_sample
 

@@ -12,8 +12,8 @@ import pytest
 from noisegauge import Sample, Verdict, get_judge
 from noisegauge.errors import InvalidInput, JudgeOutputError, JudgeUnavailable
 from noisegauge.judges.base import metered
-from noisegauge.judges.openai_judge import OpenAIJudge
-from noisegauge.judges.prompts import PROMPT_VERSION
+from noisegauge.judges.llm.judge import OpenAIJudge
+from noisegauge.judges.llm.prompts import PROMPT_VERSION
 from noisegauge.scoring import ascore_sample
 from noisegauge.testing import FakeOpenAIServer, FakeRequest, Fault, drop_ids, judge_responder
 

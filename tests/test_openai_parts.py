@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from noisegauge import Verdict
-from noisegauge.judges.batching import STRATEGIES, plan
-from noisegauge.judges.llm_output import load_json, read_claims, read_verdicts
-from noisegauge.judges.pricing import DEFAULT_PRICES, cost_usd, price_for
-from noisegauge.judges.prompts import (
+from noisegauge.judges.llm.batching import STRATEGIES, plan
+from noisegauge.judges.llm.output import load_json, read_claims, read_verdicts
+from noisegauge.judges.llm.pricing import DEFAULT_PRICES, cost_usd, price_for
+from noisegauge.judges.llm.prompts import (
     check_messages,
     check_schema,
     extract_messages,

@@ -7,8 +7,8 @@ import itertools
 
 import pytest
 
-from noisegauge.judges import transport
-from noisegauge.judges.transport import (
+from noisegauge.infra import transport
+from noisegauge.infra.transport import (
     Failure,
     Limits,
     RetriesExhausted,

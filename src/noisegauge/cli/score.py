@@ -22,8 +22,8 @@ from rich.console import Console
 from rich.logging import RichHandler
 from rich.table import Table
 
-from ..cache import resolve_cache
 from ..errors import InvalidSample, NoiseGaugeError
+from ..infra.store import resolve_cache
 from ..io.readers import FORMATS, open_source
 from ..io.writers import OUTPUT_FORMATS, output_format
 from ..judges.registry import get_judge

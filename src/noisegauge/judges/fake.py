@@ -7,21 +7,16 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..errors import JudgeOutputError
+from ..text import sentences
 from ..verdicts import Verdict, parse_verdict
 from .base import Usage, record_usage
 
-__all__ = ["FakeJudge", "naive_sentences"]
+__all__ = ["FakeJudge"]
 
 ClaimScript = Mapping[str, Sequence[str]] | Callable[[str, "str | None"], Sequence[str]]
 VerdictScript = Mapping[tuple[str, str], Any] | Callable[[str, str], Any]
 
-_SENT = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
 _NORM = re.compile(r"[\W_]+", re.UNICODE)
-
-
-def naive_sentences(text: str) -> list[str]:
-    """Split on sentence punctuation and newlines; keeps text without a final period."""
-    return [s.strip() for s in _SENT.findall(text) if s.strip(" \t.!?。！？")]
 
 
 def _norm(text: str) -> str:
@@ -58,14 +53,14 @@ class FakeJudge:
         self.calls.append(("extract", text))
         record_usage(Usage(calls=1))
         if self._claims is None:
-            return naive_sentences(text)
+            return sentences(text)
         if callable(self._claims):
             return list(self._claims(text, question))
         if text in self._claims:
             return list(self._claims[text])
         if self._strict:
             raise JudgeOutputError(f"fake judge has no scripted claims for text {text[:60]!r}")
-        return naive_sentences(text)
+        return sentences(text)
 
     async def check(self, premise: str, claims: Sequence[str]) -> list[Verdict]:
         self.calls.append(("check", premise, len(claims)))

@@ -21,8 +21,8 @@ JUDGE_FACTORIES: dict[str, str] = {
     "lexical": "noisegauge.judges.lexical:make_judge",
     "fake": "noisegauge.judges.registry:_make_fake",
     "precomputed": "noisegauge.judges.registry:_make_precomputed",
-    "openai": "noisegauge.judges.openai_judge:make_judge",
-    "nli": "noisegauge.judges.nli:make_judge",
+    "openai": "noisegauge.judges.llm.judge:make_judge",
+    "nli": "noisegauge.judges.nli.judge:make_judge",
 }
 
 

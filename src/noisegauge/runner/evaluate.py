@@ -24,12 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from .._async import run_sync
-from ..cache import CacheOption, JudgeCache, resolve_cache
 from ..engine.evidence import build_evidence
 from ..engine.matrix import ClaimVerdicts
 from ..engine.metrics import MetricValue
 from ..engine.summary import MetricSummary
 from ..errors import MissingDependency
+from ..infra.store import CacheOption, JudgeCache, resolve_cache
 from ..io.ragchecker import RagcheckerWriter
 from ..io.readers import open_source
 from ..io.writers import open_writer, output_format

@@ -12,10 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..cache import JudgeCache, with_cache
 from ..engine.metrics import METRIC_NAMES, MetricValue
 from ..errors import InvalidInput
+from ..infra.store import JudgeCache
 from ..judges.base import Judge, Usage, judge_identity
+from ..judges.cache import with_cache
 from ..judges.registry import get_judge
 from ..scoring.metrics import (
     AnswerF1,

@@ -9,20 +9,15 @@ no metric reads it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
-__all__ = ["closest_chunk", "content_words"]
+from ..text import content_words
 
-_WORD = re.compile(r"\w+", re.UNICODE)
-_STOP = frozenset(["a", "an", "the", "and", "or", "but", "if", "of", "to", "in", "on", "at", "by", "for", "with", "from", "as", "is", "are", "was", "were", "be", "been", "being", "it", "its", "this", "that", "these", "those", "there", "their", "they", "them", "he", "she", "his", "her", "we", "our", "you", "your", "i", "my", "me", "do", "does", "did", "not", "no", "can", "could", "will", "would", "should", "may", "might", "must", "has", "have", "had", "than", "then", "so", "such", "also", "only", "just", "any", "all", "some", "more", "most", "other", "into", "over", "under", "about", "after", "before", "within"])
+__all__ = ["closest_chunk"]
+
 
 #: Below this share of shared content words a "closest" chunk is not worth naming.
 MIN_OVERLAP = 0.5
-
-
-def content_words(text: str) -> set[str]:
-    return {w for w in (m.group(0).lower() for m in _WORD.finditer(text)) if w not in _STOP}
 
 
 def closest_chunk(claim: str, chunks: Sequence[str], reference: str = "") -> tuple[int, float] | None:

@@ -16,21 +16,21 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from ..text import STOPWORDS, sentences
+
 __all__ = ["ExtractivePipeline", "content_terms", "key_entities", "NO_ANSWER"]
 
 NO_ANSWER = "I don't know."
 
-#: Sentence ends: punctuation followed by space, or a newline ("99.9%" and "v1.2" stay whole).
-_SENT_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
+#: Words that the shared stopword list drops but that pick the right sentence for a question
+#: ("notice *before* a price change", "refund *only* within 14 days").
+_QUESTION_CUES = frozenset(["before", "after", "during", "until", "not", "no", "only", "more",
+                            "most", "between"])
+_STOP = (STOPWORDS - _QUESTION_CUES) | {"long", "get"}  # "how long", "do I get": no content
 _WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
-_STOP = frozenset(["a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how", "i", "if", "in", "is", "it", "its", "my", "of", "on", "or", "the", "this", "to", "what", "when", "where", "which", "who", "why", "will", "with", "you", "your", "me", "our", "we", "there", "that", "than", "any", "all", "much", "many", "long", "per", "get", "has", "have"])
 _QUESTION_WORDS = frozenset({"what", "how", "when", "where", "which", "who", "why", "is", "are",
                              "can", "do", "does", "will", "i"})
-
-
-def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENT_END.split(text) if s.strip(" \t.!?。！？")]
 
 
 def _stem(word: str) -> str:
@@ -85,7 +85,7 @@ class ExtractivePipeline:
         entities = key_entities(question) if self.strict else set()
         scored: list[tuple[int, int, str]] = []  # (score, position, sentence)
         seen: set[str] = set()
-        for sentence in (s for chunk in contexts for s in _sentences(chunk)):
+        for sentence in (s for chunk in contexts for s in sentences(chunk)):
             if sentence in seen:
                 continue  # a sentence repeated across chunks is said once
             seen.add(sentence)

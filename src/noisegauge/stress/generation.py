@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..cache import JudgeCache
-from ..judges.transport import Failure, Limits, RetriesExhausted, RetryPolicy, call_with_retries
+from ..infra.store import JudgeCache
+from ..infra.transport import Failure, Limits, RetriesExhausted, RetryPolicy, call_with_retries
 from .pipelines import Pipeline, pipeline_identity
 
 __all__ = ["Generation", "GenerationCache", "Generator", "cache_key"]

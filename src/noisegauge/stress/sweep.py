@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from .._async import run_sync
-from ..cache import CacheOption
 from ..errors import InvalidInput
+from ..infra.store import CacheOption
 from ..judges.base import Judge, judge_identity
 from ..judges.registry import get_judge
 from ..samples import Sample

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from ..judges.fake import naive_sentences
+from ..text import content_words, sentences
 
 __all__ = [
     "FakeOpenAIServer",
@@ -129,27 +129,21 @@ def drop_ids(*ids: str) -> Callable[[str], str]:
     return lambda text: json.dumps(strip(json.loads(text)))
 
 
-_WORD = re.compile(r"\w+", re.UNICODE)
-_STOP = frozenset(["a", "an", "the", "of", "in", "on", "at", "to", "for", "and", "or", "is", "are", "was", "were", "be", "by", "with", "as", "it", "its", "this", "that", "from"])
 _BLOCK = re.compile(r"<([pt]\d+)>\n(.*?)\n</\1>", re.DOTALL)
 _CLAIM = re.compile(r"^(c\d+): (.*)$", re.MULTILINE)
 _PAIRS = re.compile(r"^(p\d+): (.*)$", re.MULTILINE)
 
 
-def _words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
-
-
 def overlap_verdict(premise: str, claim: str, threshold: float = 0.7) -> str:
     """``entailed`` when at least ``threshold`` of the claim's words occur in the premise."""
-    words = _words(claim)
+    words = content_words(claim)
     if not words:
         return "neutral"
-    return "entailed" if len(words & _words(premise)) / len(words) >= threshold else "neutral"
+    return "entailed" if len(words & content_words(premise)) / len(words) >= threshold else "neutral"
 
 
 def judge_responder(verdict: Callable[[str, str], str] = overlap_verdict,
-                    claims: Callable[[str], list[str]] = naive_sentences) -> Responder:
+                    claims: Callable[[str], list[str]] = sentences) -> Responder:
     """Answers noisegauge's extraction and checking prompts like a (simple) model."""
     def respond(request: FakeRequest, choice: int) -> str:
         task = request.first_user
@@ -161,8 +155,8 @@ def judge_responder(verdict: Callable[[str, str], str] = overlap_verdict,
                                for pid, cids in _PAIRS.findall(todo)})
         if blocks and all(key.startswith("t") for key in blocks):
             return json.dumps({tid: claims(text) for tid, text in blocks.items()})
-        sentences = naive_sentences(request.last_user)
-        return sentences[0] if sentences else ""
+        found = sentences(request.last_user)
+        return found[0] if found else ""
     return respond
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
-from .split import sentence_spans
+from ...text import sentence_spans
 from .text import MONTHS, NEGATIONS, Quantity, Token, quantities, tokenize
 
 __all__ = ["FEATURES", "MONOTONE", "Alignment", "Analysis", "Cues", "align", "analyse",

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from itertools import pairwise
 
+from ...text import sentence_spans, trim_span
 from .atoms import atomic_parts
 
-__all__ = ["ClaimSpan", "extract_spans", "sentence_spans"]
+__all__ = ["ClaimSpan", "extract_spans"]
 
 
 @dataclass(frozen=True)
@@ -31,14 +31,6 @@ class ClaimSpan:
     end: int
 
 
-_ABBREV_NEVER = frozenset(["dr", "mr", "mrs", "ms", "prof", "sr", "jr", "st", "vs", "e.g", "i.e", "cf", "fig", "no", "nos", "vol", "approx", "gen", "col", "lt", "sgt", "rev", "hon", "mt", "ft", "u.s", "u.k", "u.n", "a.m", "p.m", "ph.d", "b.a", "m.a", "dept", "est", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"])
-_ABBREV_MAYBE_END = frozenset(["etc", "inc", "ltd", "corp", "co", "llc", "al"])
-
-_END = re.compile(r"[.!?。！？]+[\"'”’)\]]*(?=\s)|[。！？]+"
-                  # Scraped text that lost the space: "in Vancouver.Kings of Leon is"
-                  r"|(?<=[a-z]{2}[.!?])(?=[A-Z][a-z])")
-_KO_END = re.compile(r"(?:습니다|입니다|합니다|됩니다|니다|세요|어요|아요|해요|에요|예요)(?=\s)")
-_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)\.?[\"'”’)\]]*$")
 _MARKER = re.compile(r"^[ \t]*(?:(#{1,6})[ \t]+|>[ \t]*|(?:[-*+•·]|\d{1,3}[.)])[ \t]+)")
 _INLINE_MD = re.compile(r"\*\*|__|`|~~|(?<!\w)[*_](?=\w)|(?<=\w)[*_](?!\w)")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
@@ -48,49 +40,6 @@ _AUX = frozenset(["is", "are", "was", "were", "be", "been", "has", "have", "had"
 _PRONOUN = frozenset(["it", "they", "he", "she", "this", "these", "its", "their"])
 _COORD = re.compile(r"(?:,\s+(?:and|but|while|whereas|so|yet)|;)\s+")
 _KO_COORD = re.compile(r"(?<=[\uac00-\ud7a3])(?:고|며|지만|으며|는데|으나|이며|이고),\s+")
-
-
-def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
-    """Sentence boundaries inside ``text[start:end]``, trimmed of surrounding whitespace."""
-    end = len(text) if end is None else end
-    cuts = [start]
-    for rx in (_END, _KO_END):
-        for m in rx.finditer(text, start, end):
-            if rx is _END and not _ends_sentence(text, m.start(), m.end(), end):
-                continue
-            cuts.append(m.end())
-    cuts = sorted(set(cuts)) + [end]
-    spans = []
-    for a, b in pairwise(cuts):
-        a2, b2 = _trim(text, a, b)
-        if a2 < b2:
-            spans.append((a2, b2))
-    return spans
-
-
-def _ends_sentence(text: str, dot: int, after: int, limit: int) -> bool:
-    if text[dot] != ".":
-        return True
-    m = _WORD_BEFORE.search(text, max(0, dot - 24), dot + 1)  # bounded: long texts stay linear
-    word = m.group(1).lower().rstrip(".") if m else ""
-    nxt = text[after:limit].lstrip()[:1]
-    before = text[m.start(1) - 1] if m and m.start(1) > 0 else ""
-    in_code = before == "-" or before.isdigit()
-    if word in _ABBREV_NEVER or (len(word) == 1 and word.isalpha() and not in_code):
-        return False  # "Dr. Smith", "J. Doe", "U.S. law"; but "SKU NG-TM-M." ends a sentence
-    if "." in word and len(word) <= 6:
-        return False  # other dotted abbreviations
-    if nxt.islower() and nxt.isascii():
-        return False  # lower-case continuation: the period was not a full stop
-    return bool(nxt) or word not in _ABBREV_MAYBE_END
-
-
-def _trim(text: str, a: int, b: int) -> tuple[int, int]:
-    while a < b and text[a].isspace():
-        a += 1
-    while b > a and text[b - 1].isspace():
-        b -= 1
-    return a, b
 
 
 def _clean(fragment: str) -> str:
@@ -154,7 +103,7 @@ def _clauses(text: str, a: int, b: int) -> list[tuple[int, int]]:
     starts = [r for _, r in bounds]
     ends = [lo for lo, _ in bounds[1:]] + [b]
     for x, y in zip(starts, ends):
-        x2, y2 = _trim(text, x, y)
+        x2, y2 = trim_span(text, x, y)
         while y2 > x2 and text[y2 - 1] in ",;":
             y2 -= 1
         if x2 < y2:

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..errors import InvalidInput
-from ..verdicts import Verdict, parse_verdict
+from ...errors import InvalidInput
+from ...verdicts import Verdict, parse_verdict
 
 __all__ = ["NLIScore", "fingerprint", "merge_windows", "resolve_labels", "split_windows"]
 

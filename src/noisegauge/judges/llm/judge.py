@@ -31,15 +31,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-from ..errors import InvalidInput, JudgeOutputError, MissingDependency
-from ..verdicts import Verdict
+from ...errors import InvalidInput, JudgeOutputError, MissingDependency
+from ...infra.transport import Limits, RetryPolicy
+from ...verdicts import Verdict
 from . import prompts
 from .batching import STRATEGIES, estimate_tokens, plan
+from .chat import OUTPUT_MODES, ChatEndpoint, JudgeStats, public_url
 from .coalesce import Coalescer
-from .llm_output import read_claims, read_verdicts
-from .openai_chat import OUTPUT_MODES, ChatEndpoint, JudgeStats, public_url
+from .output import read_claims, read_verdicts
 from .pricing import Price
-from .transport import Limits, RetryPolicy
 
 __all__ = ["DEFAULT_BASE_URL", "JudgeSettings", "JudgeStats", "OpenAIJudge", "make_judge"]
 

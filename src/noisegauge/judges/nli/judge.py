@@ -7,7 +7,7 @@
 How a verdict is made:
 
 1. Each premise is cut into windows of ``window_tokens`` tokens overlapping by
-   ``window_overlap`` (``_nli_support.split_windows``); a short premise is one window.
+   ``window_overlap`` (``support.split_windows``); a short premise is one window.
    The window size is fixed per judge, not per call, so a (premise, claim) verdict never
    depends on which other claims share the call.
 2. Every (window, claim) pair of a ``check_many`` call is tokenized at once, sorted by
@@ -31,10 +31,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidInput, JudgeUnavailable, MissingDependency
-from ..verdicts import Verdict
-from ._nli_support import NLIScore, fingerprint, merge_windows, resolve_labels, split_windows
-from .base import Judge, Usage, judge_identity, record_usage
+from ...errors import InvalidInput, JudgeUnavailable, MissingDependency
+from ...verdicts import Verdict
+from ..base import Judge, Usage, judge_identity, record_usage
+from .support import NLIScore, fingerprint, merge_windows, resolve_labels, split_windows
 
 __all__ = ["NLIJudge", "NLIScore", "make_judge"]
 
@@ -124,7 +124,7 @@ class NLIJudge:
     def extractor(self) -> Judge:
         """The judge that extracts claims, built on first use."""
         if self._extractor is None:
-            from .registry import get_judge
+            from ..registry import get_judge
             self._extractor = get_judge(self._extractor_spec)
         return self._extractor
 

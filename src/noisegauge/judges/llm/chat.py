@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from ..errors import JudgeOutputError, JudgeUnavailable
-from .base import Usage, record_usage
+from ...errors import JudgeOutputError, JudgeUnavailable
+from ...infra.transport import Failure, Limits, RetriesExhausted, RetryPolicy, call_with_retries
+from ..base import Usage, record_usage
 from .batching import estimate_tokens
 from .pricing import Price, cost_usd
-from .transport import Failure, Limits, RetriesExhausted, RetryPolicy, call_with_retries
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI

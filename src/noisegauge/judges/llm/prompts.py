@@ -21,7 +21,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..verdicts import Verdict
+from ...verdicts import Verdict
 
 __all__ = [
     "PROMPT_VERSION",

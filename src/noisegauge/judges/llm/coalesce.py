@@ -18,7 +18,7 @@ import contextvars
 from collections.abc import Awaitable, Callable, Hashable
 from typing import Any, Generic, TypeVar
 
-from . import base
+from .. import base
 
 __all__ = ["Coalescer"]
 

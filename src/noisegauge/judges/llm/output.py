@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..verdicts import Verdict, parse_verdict
+from ...verdicts import Verdict, parse_verdict
 
 __all__ = ["load_json", "read_claims", "read_verdicts"]
 

@@ -1,0 +1,1 @@
+"""Plumbing shared by judges and stress pipelines: robust remote calls and the on-disk store."""
