@@ -117,9 +117,9 @@ def test_the_table_sorts_and_filters(page: Any) -> None:
 
 def test_a_sample_shows_highlights_and_evidence(page: Any, tmp_path: Path) -> None:
     page.evaluate("location.hash = 's=1'")
-    mark = page.locator("#sample .response .hl.b-in")
+    mark = page.locator("#p-sample .response .hl.b-in")
     assert mark.count() == 1 and mark.inner_text() == "Team plans need a 60-day notice."
-    assert page.locator("#sample .response .hl.b-g").count() == 1
+    assert page.locator("#p-sample .response .hl.b-g").count() == 1
     leak = page.locator("#chunk-1 .mk.leak-in")
     assert leak.count() >= 1 and "60-day" in leak.first.inner_text()
     assert "irrelevant" in page.inner_text("#chunk-1 .tag")
@@ -127,22 +127,22 @@ def test_a_sample_shows_highlights_and_evidence(page: Any, tmp_path: Path) -> No
     assert page.is_visible("#tip") and "leaked from chunk #2" in page.inner_text("#tip")
     mark.click()
     assert "on" in (page.get_attribute("#chunk-1", "class") or "")
-    assert page.locator("#sample .refclaims li").count() == 1
+    assert page.locator("#p-sample .refclaims li").count() == 1
     assert _fits(page)
     _shot(page, tmp_path, "report-sample.png")
 
 
 def test_hostile_text_renders_as_text(page: Any) -> None:
     page.evaluate("location.hash = 's=0'")
-    assert XSS_Q in page.inner_text("#sample .question")
-    assert XSS_A in page.inner_text("#sample .response")
-    assert page.locator("#sample img").count() == 0 and page.locator("#bold").count() == 0
+    assert XSS_Q in page.inner_text("#p-sample .question")
+    assert XSS_A in page.inner_text("#p-sample .response")
+    assert page.locator("#p-sample img").count() == 0 and page.locator("#bold").count() == 0
     assert "</script>" in page.inner_text("#chunk-0")
     assert page.evaluate("window.__pwned") is None
 
 
 def test_error_and_undefined_rows_show_their_reason(page: Any) -> None:
     page.evaluate("location.hash = 's=3'")
-    assert "reference" in page.inner_text("#sample .notice.error")
+    assert "reference" in page.inner_text("#p-sample .notice.error")
     page.evaluate("location.hash = 's=2'")
-    assert "no response claims" in page.inner_text("#sample .notice.undefined")
+    assert "no response claims" in page.inner_text("#p-sample .notice.undefined")

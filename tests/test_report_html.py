@@ -185,7 +185,7 @@ def test_stress_mode(tmp_path: Path) -> None:
     res = _invoke("report", "--stress", str(tmp_path / "s"), "--out", str(out))
     assert res.exit_code == 0, res.output
     html = out.read_text(encoding="utf-8")
-    assert 'id="stress"' in html and "Flipped questions" in html
+    assert 'id="p-stress"' in html and "Flipped questions" in html
     assert html.count('class="chart curve"') >= 4
     data = json.loads(data_block(html))
     assert {s["level"] for s in data["samples"]} == {0, 2}

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..judges.lexical.split import sentence_spans
 from ..judges.lexical.text import tokenize
+from ..text import sentence_spans
 
 __all__ = ["Span", "locate", "best_unit", "content_stems"]
 
@@ -77,7 +77,8 @@ def _exact(claim: str, text: str) -> Span | None:
     return None
 
 
-def _units(text: str) -> list[Span]:
+@lru_cache(maxsize=4096)
+def _units(text: str) -> tuple[Span, ...]:
     """Sentences, their clauses, and runs of consecutive clauses inside a sentence."""
     units: list[Span] = []
     for a, b in sentence_spans(text) or [(0, len(text))]:
@@ -93,7 +94,7 @@ def _units(text: str) -> list[Span]:
                 for j in range(i, min(len(pieces), i + 4)):
                     if (i, j) != (0, len(pieces) - 1):
                         units.append((pieces[i][0], pieces[j][1]))
-    return units
+    return tuple(units)
 
 
 def best_unit(claim: str, text: str, min_recall: float = MIN_RECALL) -> Span | None:

@@ -177,7 +177,7 @@ def _metrics(m: Model) -> Html:
 
 
 def _overview(m: Model) -> Html:
-    return el("section", {"class": "panel", "id": "overview", "data-tab": "overview"},
+    return el("section", {"class": "panel", "id": "p-overview", "data-tab": "overview"},
               _meta(m), _verdict(m),
               el("div", {"class": "grid2"}, _modes(m), _diagnosis(m)),
               el("div", {"class": "grid2 wide-left"}, _metrics(m), _buckets(m)))
@@ -185,12 +185,12 @@ def _overview(m: Model) -> Html:
 
 def _samples_panel(n: int) -> Html:
     return join([
-        el("section", {"class": "panel", "id": "samples", "data-tab": "samples"},
+        el("section", {"class": "panel", "id": "p-samples", "data-tab": "samples"},
            el("div", {"class": "filters", "id": "filters"}),
            el("div", {"id": "list"}, el("noscript", None, el("p", {"class": "empty"},
               f"The {n:,} samples are drawn by the page script; enable JavaScript to browse them."))),
            el("div", {"class": "pager", "id": "pager"})),
-        el("section", {"class": "panel", "id": "sample", "data-tab": "samples"}),
+        el("section", {"class": "panel", "id": "p-sample", "data-tab": "samples"}),
     ])
 
 

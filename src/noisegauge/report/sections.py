@@ -51,7 +51,7 @@ def compare_section(c: Comparison) -> Html:
             + (f"; {c.unmatched_other:,} only in {c.other_label}" if c.unmatched_other else "")
             + ". Δ is this run minus the other, averaged over the samples both define; interval: "
               "paired bootstrap; p: sign-flip permutation test. Open a sample to see both runs' claims.")
-    return el("section", {"class": "panel", "id": "compare", "data-tab": "compare"},
+    return el("section", {"class": "panel", "id": "p-compare", "data-tab": "compare"},
               el("h2", {"class": "section"}, f"Compared with {c.other_label}"),
               el("p", {"class": "muted"}, note),
               el("section", {"class": "card", "style": "margin-bottom:16px"},
@@ -107,7 +107,7 @@ def stress_section(s: StressView) -> Html:
     config = ", ".join(f"{k}: {show(v)}" for k, v in s.run.items()
                        if k in ("pipeline", "judge", "strategy", "position", "repeats", "seed")
                        and v is not None)
-    return el("section", {"class": "panel", "id": "stress", "data-tab": "stress"},
+    return el("section", {"class": "panel", "id": "p-stress", "data-tab": "stress"},
               el("h2", {"class": "section"}, "Stress test: how the metrics move as noise is injected"),
               el("p", {"class": "muted"}, f"From {s.source}. " + (config + ". " if config else "")
                  + "Mean over questions per level; the band is the 95% interval."),

@@ -19,12 +19,12 @@ import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .._async import run_sync
-from ..engine.evidence import build_evidence
+from ..engine.evidence import Evidence, MisattributedSpan, build_evidence
 from ..engine.matrix import ClaimVerdicts
 from ..engine.metrics import MetricValue
 from ..engine.summary import MetricSummary
@@ -50,12 +50,37 @@ def result_from_row(index: int, row: dict[str, Any], verdicts: dict[str, Any] | 
     """Rebuild a SampleResult from a stored output row and its verdicts (resumed rows)."""
     cv = ClaimVerdicts.from_dict(verdicts) if verdicts else None
     undefined = row.get("undefined") or {}
-    metrics = {name: MetricValue(v, undefined.get(name) if v is None else None)
-               for name, v in (row.get("metrics") or {}).items()}
+
+    def values(block: Any) -> dict[str, MetricValue]:
+        return {name: MetricValue(v, undefined.get(name) if v is None else None)
+                for name, v in (block or {}).items()}
+
+    evidence = _stored_hints(build_evidence(cv), row) if cv is not None else None
     return SampleResult(index=index, id=row.get("id"), status=row["status"],
-                        reason=row.get("reason"), metrics=metrics, verdicts=cv,
-                        evidence=build_evidence(cv) if cv is not None else None,
-                        usage=Usage.from_dict(dict(row.get("usage") or {})))
+                        reason=row.get("reason"), metrics=values(row.get("metrics")),
+                        verdicts=cv, evidence=evidence,
+                        usage=Usage.from_dict(dict(row.get("usage") or {})),
+                        diagnostics=values(row.get("diagnostics")))
+
+
+def _stored_hints(evidence: Evidence, row: dict[str, Any]) -> Evidence:
+    """Evidence rebuilt from verdicts lacks what needed the texts (closest chunk,
+    misattribution); take those from the stored row's claims."""
+    stored = row.get("response_claims") or []
+    if len(stored) != len(evidence.response_claims):
+        return evidence
+    claims = []
+    for c, s in zip(evidence.response_claims, stored):
+        if s.get("text") != c.text:
+            return evidence
+        spans = tuple(MisattributedSpan(int(m["chunk"]), int(m["start"]), int(m["end"]),
+                                        str(m.get("detail", "")))
+                      for m in s.get("misattributed_spans") or [])
+        claims.append(replace(c, closest_chunk=s.get("closest_chunk"),
+                              closest_overlap=s.get("closest_overlap"),
+                              misattributed_from=tuple(s.get("misattributed_from") or ()),
+                              misattributed_spans=spans))
+    return replace(evidence, response_claims=tuple(claims))
 
 
 @dataclass

@@ -41,8 +41,9 @@
   /* ---------- routing between panels ---------- */
   const panels = Array.from(document.querySelectorAll(".panel"));
   const tabs = Array.from(document.querySelectorAll(".tab"));
+  // Panels are "p-<name>" so that "#<name>" is a route, never an anchor the browser jumps to.
   function show(id) {
-    const target = document.getElementById(id) ? id : "overview";
+    const target = document.getElementById("p-" + id) ? "p-" + id : "p-overview";
     const tab = document.getElementById(target).dataset.tab;
     panels.forEach((p) => p.classList.toggle("active", p.id === target));
     tabs.forEach((t) => t.classList.toggle("active", t.dataset.tab === tab));
@@ -56,7 +57,7 @@
     }
     if (hash === "samples") drawList();
     show(hash || "overview");
-    window.scrollTo(0, 0);  // the browser jumped to the panel's anchor; show the page head
+    window.scrollTo(0, 0);
   }
   window.addEventListener("hashchange", route);
 
@@ -289,15 +290,19 @@
     if (!current || !ids.length) return;
     tip.replaceChildren(...ids.map((i) => h("div", null, tipLines(current, i))));
     tip.hidden = false;
-    const x = Math.min(ev.clientX + 14, window.innerWidth - tip.offsetWidth - 8);
-    const y = ev.clientY + 16 + tip.offsetHeight > window.innerHeight ? ev.clientY - tip.offsetHeight - 10 : ev.clientY + 16;
+    // Under the hovered text (above it near the bottom), starting where the line is hovered:
+    // the tip stays in the column it belongs to and leaves the chunks visible.
+    const line = Array.from(ev.target.getClientRects()).find((r) => ev.clientY >= r.top - 1 && ev.clientY <= r.bottom + 1)
+      || ev.target.getBoundingClientRect();
+    const x = Math.min(line.left, window.innerWidth - tip.offsetWidth - 8);
+    const y = line.bottom + 8 + tip.offsetHeight > window.innerHeight ? line.top - tip.offsetHeight - 8 : line.bottom + 8;
     tip.style.left = Math.max(8, x) + "px";
     tip.style.top = Math.max(8, y) + "px";
   }
   function idsOf(el) { return (el.dataset.c || "").split(" ").filter(Boolean).map(Number); }
   function highlight(ids) {
     const set = new Set(ids);
-    const root = document.getElementById("sample");
+    const root = document.getElementById("p-sample");
     root.querySelectorAll("[data-c]").forEach((el) => el.classList.toggle("on", idsOf(el).some((i) => set.has(i))));
     root.querySelectorAll("tr[data-claim]").forEach((tr) => tr.classList.toggle("on", set.has(Number(tr.dataset.claim))));
     const chunks = new Set();
@@ -321,6 +326,11 @@
       return h("span", { class: "mchip" + (LOWER.has(n) && v > 0 ? " bad" : ""), title: why ? "undefined: " + why : D.labels[n] },
         D.labels[n], h("b", null, v === null ? "undefined" : fmt(v)));
     }));
+  }
+  function legend(s) {
+    const present = new Set((s.c || []).map(codeOf));
+    return h("div", { class: "hl-legend" }, ["g", "s", "rn", "in", "h", "m"].filter((k) => present.has(k))
+      .map((k) => h("span", { class: "badge b-" + k }, D.buckets[k])));
   }
   function claimsTable(s) {
     if (!(s.c || []).length) return h("p", { class: "muted" }, "No response claims.");
@@ -356,7 +366,7 @@
     const order = at >= 0 ? view : S.map((_, i) => i);
     const k = at >= 0 ? at : pos;
     const nav = (p) => () => { if (p !== undefined) location.hash = "s=" + p; };
-    const root = document.getElementById("sample");
+    const root = document.getElementById("p-sample");
     const notice = s.s === "error" ? h("div", { class: "notice error" }, h("b", null, "Error: "), s.w || "no reason given")
       : s.s === "undefined" ? h("div", { class: "notice undefined" }, h("b", null, "Undefined: "), s.w || "")
       : null;
@@ -365,7 +375,7 @@
     const left = h("div", null,
       h("section", { class: "card" }, h("h3", { style: "margin-top:0" }, "Question"),
         h("div", { class: "text question" }, s.q === undefined ? "(input texts not in the results)" : s.q),
-        h("h3", null, "Response"), s.a === undefined ? h("p", { class: "muted" }, "(not in the results)")
+        h("h3", null, "Response"), s.a ? legend(s) : null, s.a === undefined ? h("p", { class: "muted" }, "(not in the results)")
           : s.a ? responseNode(s) : h("p", { class: "muted" }, "(empty)"),
         h("h3", null, "Response claims · hover or click one"), claimsTable(s),
         h("h3", null, "Reference"), h("div", { class: "text" }, s.r || ""),
@@ -382,7 +392,7 @@
       metricChips(s), notice, undef,
       h("div", { class: "grid2" }, left, right), compareBlock(s, pos)].filter(Boolean));
   }
-  const sampleRoot = document.getElementById("sample");
+  const sampleRoot = document.getElementById("p-sample");
   sampleRoot.addEventListener("mouseover", (ev) => {
     const el = ev.target.closest("[data-c]");
     if (!el) { hideTip(); return; }
@@ -404,4 +414,5 @@
   drawFilters();
   applyFilters();
   route();
+  performance.mark("noisegauge-ready");  // read by bench/report_size.py
 })();
