@@ -47,8 +47,12 @@ def browser(report_file: Path) -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def report_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The report, and beside it ``compare.html`` (the run compared with itself)."""
     path = tmp_path_factory.mktemp("report") / "report.html"
-    return write_report(path, scored_rows(), title="browser test")
+    rows = scored_rows()
+    write_report(path.with_name("compare.html"), rows, title="compare", compare=rows,
+                 compare_label="baseline")
+    return write_report(path, rows, title="browser test")
 
 
 @pytest.fixture
@@ -146,3 +150,21 @@ def test_error_and_undefined_rows_show_their_reason(page: Any) -> None:
     assert "reference" in page.inner_text("#p-sample .notice.error")
     page.evaluate("location.hash = 's=2'")
     assert "no response claims" in page.inner_text("#p-sample .notice.undefined")
+
+
+def test_scatter_dots_open_samples_and_compare_shows_both_runs(report_file: Path,
+                                                               browser: Any) -> None:
+    pg = browser.new_page(viewport={"width": 1280, "height": 800})
+    problems: list[str] = []
+    pg.on("pageerror", lambda e: problems.append(str(e)))
+    pg.goto(report_file.with_name("compare.html").as_uri())
+    dot = pg.locator(".scatter .dot").first
+    target = dot.get_attribute("data-s")
+    dot.click()
+    assert pg.evaluate("location.hash") == f"#s={target}"
+    assert pg.is_visible("#p-sample .response")
+    assert "compared with baseline" in pg.inner_text("#p-sample").lower()
+    pg.click('a.tab[data-tab="compare"]')
+    assert pg.is_visible("#p-compare") and "no clear difference" in pg.inner_text("#p-compare")
+    assert _fits(pg) and problems == []
+    pg.close()
