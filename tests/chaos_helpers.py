@@ -97,6 +97,9 @@ class GatedJudge(FakeJudge):
         super().__init__(**kw)
         self.free = free
 
+    def identity(self) -> dict[str, Any]:
+        return {"judge": "slow-fake"}  # rows name the judge: the same as SlowJudge's rows
+
     async def extract(self, text: str, question: str | None = None) -> list[str]:
         if self.free > 0:
             self.free -= 1

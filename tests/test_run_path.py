@@ -154,8 +154,9 @@ def test_rows_round_trip_through_results() -> None:
                       judge=FakeJudge(), cache=False, progress=False)
     extra = ("context_precision_ranked",)
     for row in report.rows():
-        again = output_row(row["index"], SampleResult.from_row(json.loads(json.dumps(row))),
-                           extra)
+        i = row["index"]
+        again = output_row(i, SampleResult.from_row(json.loads(json.dumps(row))), extra,
+                           report.judges, report.samples[i])
         assert json.dumps(again) == json.dumps(row)
     assert [r.status for r in report.results] == ["ok", "ok", "ok", "error", "undefined"]
 

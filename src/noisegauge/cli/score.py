@@ -134,6 +134,8 @@ def _make_judge(spec: str, settings: dict[str, Any]) -> Judge:
               help="Write one result per input row, in input order: .jsonl (default), "
                    ".json (RAGChecker format), .csv or .parquet. Resumes if interrupted.")
 @click.option("--out-format", type=click.Choice(OUTPUT_FORMATS), help="Force the output format.")
+@click.option("--report", "report_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="Also write a self-contained HTML report (see `noisegauge report`).")
 @click.option("--format", "input_format", type=click.Choice(FORMATS),
               help="Force the input format (default: from the extension and content).")
 @click.option("--metrics", help="Comma-separated metric names (default: all RAGChecker metrics); "
@@ -164,7 +166,8 @@ def _make_judge(spec: str, settings: dict[str, Any]) -> Judge:
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or notes on stderr.")
 def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str | None,
           timeout: float | None, max_retries: int | None, out: Path | None,
-          out_format: str | None, input_format: str | None, metrics: str | None,
+          out_format: str | None, report_path: Path | None, input_format: str | None,
+          metrics: str | None,
           fail_above: tuple[str, ...], fail_below: tuple[str, ...], max_error_rate: float | None,
           allow_errors: bool, max_consecutive_failures: int, max_chars: int, concurrency: int,
           cache_path: Path | None, no_cache: bool, restart: bool, strict: bool,
@@ -196,7 +199,8 @@ def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str 
                                       gates, cache_path, no_cache, out=out, out_format=out_format,
                                       restart=restart, strict=strict, quiet=quiet,
                                       concurrency=concurrency, max_chars=max_chars,
-                                      failures=max_consecutive_failures)
+                                      failures=max_consecutive_failures,
+                                      report_path=report_path)
         except InvalidSample as exc:
             error(f"{exc}; stopped (--strict). {_saved(out)}")
             raise SystemExit(EXIT_USAGE) from None
@@ -213,6 +217,8 @@ def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str 
         except KeyboardInterrupt:
             note(f"interrupted. {_saved(out)}")
             raise SystemExit(EXIT_INTERRUPTED) from None
+    if report_path is not None:
+        stdout().print(f"report: {report_path}")
     raise SystemExit(_finish(report.stats, gates, out, cache_file, max_error_rate, allow_errors))
 
 
@@ -245,7 +251,8 @@ def _finish(stats: RunStats, gates: list[Gate], out: Path | None, cache_file: Pa
 def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: dict[str, Any],
          metrics: str | None, gates: list[Gate], cache_path: Path | None, no_cache: bool, *,
          out: Path | None, out_format: str | None, restart: bool, strict: bool, quiet: bool,
-         concurrency: int, max_chars: int, failures: int) -> tuple[Report, Path | None]:
+         concurrency: int, max_chars: int, failures: int,
+         report_path: Path | None = None) -> tuple[Report, Path | None]:
     source = _open_input(input_path, input_format)
     judge = _make_judge(judge_spec, settings)
     names = [m.name for m in resolve_metrics(metrics, judge)]
@@ -260,7 +267,9 @@ def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: 
             return await aevaluate(source, metrics, judge=judge, concurrency=concurrency,
                                    cache=store if store is not None else False, out=out,
                                    out_format=out_format, resume=not restart, strict=strict,
-                                   progress=not quiet, keep_results=False, max_chars=max_chars,
+                                   # Rows stay in memory only for an HTML report.
+                                   progress=not quiet, keep_results=report_path is not None,
+                                   max_chars=max_chars,
                                    max_consecutive_failures=failures or None)
         finally:
             await aclose_judges([judge])  # in the loop that used it
@@ -270,4 +279,15 @@ def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: 
     finally:
         if store is not None:
             store.close()
+    if report_path is not None:
+        _write_report(report_path, input_path, report)
     return report, (store.path if store is not None else None)
+
+
+def _write_report(path: Path, input_path: Path, report: Report) -> None:
+    from ..report import RunInfo, now_text, write_report
+
+    stamp = now_text()
+    write_report(path, list(report.rows()),
+                 info=RunInfo(title=input_path.name, source=str(input_path),
+                              judges=tuple(report.judges), scored_at=stamp, generated_at=stamp))

@@ -16,8 +16,8 @@ from typing import Any
 from ..errors import InvalidSample
 from ..samples import FIELD_ALIASES, Sample
 
-__all__ = ["KNOWN_COLUMNS", "MAX_DEPTH", "RawRow", "clean_tabular", "find_bad_text", "fingerprint", "record_row",
-           "sample_record", "sample_row", "too_deep"]
+__all__ = ["KNOWN_COLUMNS", "MAX_DEPTH", "RawRow", "clean_tabular", "find_bad_text", "fingerprint", "input_record",
+           "record_row", "sample_record", "sample_row", "too_deep"]
 
 #: Deepest nesting of lists and objects accepted in a row (a real row needs about 4).
 MAX_DEPTH = 64
@@ -125,6 +125,14 @@ def sample_record(sample: Sample) -> dict[str, Any]:
     data: dict[str, Any] = sample.to_record()
     if sample.chunk_ids is not None:
         data["chunk_ids"] = list(sample.chunk_ids)
+    return data
+
+
+def input_record(sample: Sample) -> dict[str, Any]:
+    """The texts a result row was computed from (``sample_record`` without the id, which the
+    row has), so the row reads, and reports, without the input file."""
+    data = sample_record(sample)
+    data.pop("id", None)
     return data
 
 

@@ -44,9 +44,14 @@ from .progress import RichProgress
 from .run import arun, finalize, output_row
 from .stats import RunStats
 
-__all__ = ["Report", "aevaluate", "evaluate", "probe_judges"]
+__all__ = ["Report", "aevaluate", "evaluate", "probe_judges", "result_from_row"]
 
 log = logging.getLogger("noisegauge")
+
+
+def result_from_row(index: int, row: dict[str, Any], verdicts: dict[str, Any] | None) -> SampleResult:
+    """The result a stored output row was written from (``SampleResult.from_row``)."""
+    return SampleResult.from_row(row, verdicts, index=index)
 
 
 @dataclass
@@ -86,12 +91,13 @@ class Report:
                                "totals only; the rows are in the output file")
 
     def rows(self) -> Iterator[dict[str, Any]]:
-        """Output rows (the CONTRACTS JSONL shape plus ``index``), in input order: the same
-        rows ``out`` has."""
+        """Output rows (the CONTRACTS JSONL shape plus ``index``, ``judges`` and the
+        ``input`` texts), in input order: the same rows ``out`` has."""
         self._require_results()
         extra = tuple(n for n in self.metrics if n not in METRIC_NAMES)
-        for i, r in enumerate(self.results):
-            yield output_row(i, r, extra)
+        judges = list(self.judges)
+        for i, (r, s) in enumerate(zip(self.results, self.samples, strict=True)):
+            yield output_row(i, r, extra, judges, s)
 
     def to_pandas(self) -> Any:
         """One row per input row: id, status, reason, the input texts, then a column per metric."""
@@ -141,6 +147,20 @@ class Report:
 
     def to_parquet(self, path: str | os.PathLike[str]) -> Path:
         return self._write(path, "parquet")
+
+    def to_html(self, path: str | os.PathLike[str], *, title: str = "noisegauge run",
+                compare: Report | None = None, stress: str | os.PathLike[str] | None = None) -> Path:
+        """A self-contained HTML report (no network needed to open it): the metric family,
+        the noise modes against the reading bands, the retrieval-vs-generator diagnosis and
+        every sample with its claims highlighted. ``compare``: another run of the same inputs;
+        ``stress``: a ``noisegauge stress`` output directory."""
+        from ..report import RunInfo, now_text, write_report
+
+        stamp = now_text()
+        info = RunInfo(title=title, judges=tuple(self.judges), scored_at=stamp, generated_at=stamp)
+        other = list(compare.rows()) if compare is not None else None
+        return write_report(path, list(self.rows()), info=info, compare=other,
+                            compare_label="other run", stress=stress)
 
     def to_ragchecker(self, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
         """RAGChecker's JSON (claims, Entailment/Neutral/Contradiction matrices, per-sample

@@ -201,4 +201,4 @@ def merge(plan: Plan, results: Sequence[SampleResult]) -> SampleResult:
                         reason=errors[0].reason if errors else main.reason,
                         metrics=metrics, verdicts=main.verdicts, evidence=main.evidence,
                         usage=usage, error_kind=errors[0].error_kind if errors else None,
-                        by_judge=others)
+                        by_judge=others, diagnostics=main.diagnostics)

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from ..errors import InvalidSample, JudgeError, JudgeOutputError, JudgeUnavailable
 from ..io.readers import Source
-from ..io.rows import RawRow, sample_record
+from ..io.rows import RawRow, input_record, sample_record
 from ..io.writers import open_writer
 from ..samples import FIELD_ALIASES, MAX_TEXT_CHARS, Sample, check_sizes
 from ..scoring.metrics import ascore_sample
@@ -28,7 +28,7 @@ from .journal import Journal, fsync_dir
 from .plan import Plan, merge
 from .stats import RunStats
 
-__all__ = ["OnResult", "Progress", "arun", "finalize", "output_row"]
+__all__ = ["OnResult", "Progress", "arun", "finalize", "input_record", "output_row"]
 
 log = logging.getLogger("noisegauge")
 
@@ -40,9 +40,17 @@ class Progress(Protocol):
     def update(self, stats: RunStats) -> None: ...
 
 
-def output_row(index: int, result: SampleResult, extra: tuple[str, ...] = ()) -> dict[str, Any]:
-    """The CONTRACTS row plus ``index`` and the ``extra`` requested metric columns."""
-    return {"index": index, **result.to_row(extra)}
+def output_row(index: int, result: SampleResult, extra: tuple[str, ...] = (),
+               judges: list[dict[str, Any]] | None = None,
+               sample: Sample | None = None) -> dict[str, Any]:
+    """The CONTRACTS row plus ``index``, the ``extra`` requested metric columns, the judges'
+    identities and the input texts (``input``, absent when the row could not be read)."""
+    row = {"index": index, **result.to_row(extra)}
+    if judges is not None:
+        row["judges"] = judges
+    if sample is not None:
+        row["input"] = input_record(sample)
+    return row
 
 
 def _raw_id(record: Mapping[str, Any] | None) -> str | None:
@@ -70,6 +78,7 @@ class _Runner:
         self.failures = 0  # rows in a row that could not reach the judge
         self.stats = RunStats(plan.names)
         self.ids: dict[str, int] = {}
+        self.judges = [g.identity for g in plan.groups]
 
     def sample_of(self, raw: RawRow) -> Sample:
         """The row's Sample, or InvalidSample naming row and field."""
@@ -93,7 +102,7 @@ class _Runner:
         return raw, sample, merge(self.plan, results)
 
     def emit(self, raw: RawRow, result: SampleResult, sample: Sample | None) -> None:
-        row = output_row(raw.index, result, self.plan.extra_names)
+        row = output_row(raw.index, result, self.plan.extra_names, self.judges, sample)
         verdicts = result.verdicts.to_dict() if result.verdicts is not None else None
         if self.journal is not None:
             keep = sample_record(sample) if (self.keep_samples and sample is not None) else None

@@ -25,6 +25,7 @@ from .results import (
     failure_kind,
     result_from_verdicts,
 )
+from .sources import ask_sources
 
 __all__ = ["Metric", "NoiseSensitivity", "Faithfulness", "Hallucination", "SelfKnowledge",
            "ContextPrecision", "ContextRecall", "ContextUtilization", "AnswerPrecision",
@@ -58,8 +59,10 @@ async def ascore_sample(sample: Sample, judge: Judge | str, *, index: int | None
                 raise
             return error_result(describe_failure(exc), index=index, id=sample.id, usage=usage,
                                 kind=kind)
-    return result_from_verdicts(cv, index=index, id=sample.id, usage=usage,
-                                chunks=sample.retrieved_contexts, reference=sample.reference)
+        result = result_from_verdicts(cv, index=index, id=sample.id, usage=usage,
+                                      chunks=sample.retrieved_contexts, reference=sample.reference,
+                                      question=sample.user_input)
+        return await ask_sources(resolved, sample, result)
 
 
 def score_sample(sample: Sample, judge: Judge | str, *, index: int | None = None) -> SampleResult:

@@ -16,19 +16,25 @@ from typing import Any, Literal
 from ..engine.evidence import (
     ChunkEvidence,
     Evidence,
+    MisattributedSpan,
     ReferenceClaimEvidence,
     ResponseClaimEvidence,
     build_evidence,
 )
 from ..engine.matrix import ClaimVerdicts
-from ..engine.metrics import METRIC_NAMES, MetricValue, compute_metrics
+from ..engine.metrics import METRIC_NAMES, NO_RESPONSE_CLAIMS, MetricValue, compute_metrics
 from ..errors import InvalidSample, JudgeOutputError, JudgeUnavailable, NoiseGaugeError
 from ..judges.base import Usage
 from ..verdicts import Verdict
+from .misattribution import find_misattributions
 from .provenance import closest_chunk
 
-__all__ = ["ERROR_KINDS", "ErrorKind", "JudgeEvidence", "MetricResult", "SampleResult", "Status",
-           "describe_failure", "error_result", "failure_kind", "result_from_verdicts"]
+__all__ = ["DIAGNOSTIC_NAMES", "ERROR_KINDS", "ErrorKind", "JudgeEvidence", "MetricResult",
+           "SampleResult", "Status", "describe_failure", "error_result", "failure_kind",
+           "result_from_verdicts", "with_misattributions"]
+
+#: Diagnostics beside the metric family: never part of its algebra, never in ``metrics``.
+DIAGNOSTIC_NAMES: tuple[str, ...] = ("noise_misattribution",)
 
 Status = Literal["ok", "undefined", "error"]
 #: Why a row is an error: its input (``input``), the judge's endpoint (``transport``: not
@@ -116,9 +122,12 @@ class SampleResult:
     usage: Usage = field(default_factory=Usage)
     error_kind: ErrorKind | None = None
     by_judge: tuple[JudgeEvidence, ...] = ()
+    #: ``noise_misattribution``: share of response claims carrying a detail stated in a chunk
+    #: about another entity (see ``scoring.misattribution``).
+    diagnostics: Mapping[str, MetricValue] = field(default_factory=dict)
 
     def value(self, name: str) -> float | None:
-        mv = self.metrics.get(name)
+        mv = self.metrics.get(name) or self.diagnostics.get(name)
         return None if mv is None else mv.value
 
     def to_row(self, extra: Sequence[str] = ()) -> dict[str, Any]:
@@ -134,6 +143,8 @@ class SampleResult:
             if mv is not None and mv.value is None and (name in METRIC_NAMES
                                                         or self.status != "error"):
                 undefined[name] = mv.reason
+        undefined.update((name, mv.reason) for name, mv in self.diagnostics.items()
+                         if mv.value is None)
         row: dict[str, Any] = {
             "id": self.id,
             "status": self.status,
@@ -141,6 +152,7 @@ class SampleResult:
             "error_kind": self.error_kind,
             "metrics": metrics,
             "undefined": undefined,
+            "diagnostics": {name: mv.value for name, mv in self.diagnostics.items()},
             "response_claims": ev["response_claims"] if ev else [],
             "reference_claims": ev["reference_claims"] if ev else [],
             "chunks": ev["chunks"] if ev else [],
@@ -157,12 +169,17 @@ class SampleResult:
                  index: int | None = None) -> SampleResult:
         """The result a row was written from (``to_row(extra)`` gives the row back)."""
         undefined = row.get("undefined") or {}
-        metrics: dict[str, MetricValue] = {}
-        for name, value in (row.get("metrics") or {}).items():
-            if value is not None:
-                metrics[name] = MetricValue(float(value))
-            elif name in undefined:
-                metrics[name] = MetricValue(None, undefined[name])
+
+        def values(block: Mapping[str, Any] | None) -> dict[str, MetricValue]:
+            out: dict[str, MetricValue] = {}
+            for name, value in (block or {}).items():
+                if value is not None:
+                    out[name] = MetricValue(float(value))
+                elif name in undefined:
+                    out[name] = MetricValue(None, undefined[name])
+            return out
+
+        metrics = values(row.get("metrics"))
         cv = ClaimVerdicts.from_dict(dict(verdicts)) if verdicts else None
         evidence = evidence_from_dict(row)
         if evidence is None and cv is not None:
@@ -172,7 +189,8 @@ class SampleResult:
                    evidence=evidence, usage=Usage.from_dict(dict(row.get("usage") or {})),
                    error_kind=row.get("error_kind"),
                    by_judge=tuple(JudgeEvidence.from_dict(d)
-                                  for d in row.get("evidence_by_judge") or ()))
+                                  for d in row.get("evidence_by_judge") or ()),
+                   diagnostics=values(row.get("diagnostics")))
 
 
 def evidence_from_dict(data: Mapping[str, Any]) -> Evidence | None:
@@ -186,7 +204,11 @@ def evidence_from_dict(data: Mapping[str, Any]) -> Evidence | None:
             text=c["text"], correct=c["correct"], reference_verdict=Verdict(c["reference_verdict"]),
             entailed_by=tuple(c["entailed_by"]), contradicted_by=tuple(c["contradicted_by"]),
             bucket=c["bucket"], leaked_from=tuple(c["leaked_from"]),
-            closest_chunk=c.get("closest_chunk"), closest_overlap=c.get("closest_overlap"))
+            closest_chunk=c.get("closest_chunk"), closest_overlap=c.get("closest_overlap"),
+            misattributed_from=tuple(c.get("misattributed_from") or ()),
+            misattributed_spans=tuple(MisattributedSpan(int(m["chunk"]), int(m["start"]),
+                                                        int(m["end"]), str(m.get("detail", "")))
+                                      for m in c.get("misattributed_spans") or ()))
             for c in resp),
         reference_claims=tuple(ReferenceClaimEvidence(
             text=c["text"], entailed_by=tuple(c["entailed_by"]), in_response=c["in_response"],
@@ -217,22 +239,57 @@ class MetricResult:
         return self.value
 
 
-def _with_hints(evidence: Evidence, chunks: Sequence[str], reference: str) -> Evidence:
-    """A ``closest_chunk`` hint on each wrong claim that no chunk entails (and only there)."""
+def misattribution_metric(evidence: Evidence) -> MetricValue:
+    """Share of response claims that are misattributed (undefined without claims)."""
+    claims = evidence.response_claims
+    if not claims:
+        return MetricValue(None, NO_RESPONSE_CLAIMS)
+    return MetricValue(sum(1 for c in claims if c.misattributed_from) / len(claims))
+
+
+def _with_hints(evidence: Evidence, chunks: Sequence[str], reference: str,
+                question: str) -> Evidence:
+    """On each wrong claim that no chunk entails (and only there): a ``closest_chunk`` hint,
+    and the chunks it is misattributed from."""
     claims = []
     for c in evidence.response_claims:
-        hint = None if (c.correct or c.entailed_by) else closest_chunk(c.text, chunks, reference)
-        claims.append(c if hint is None else
-                      replace(c, closest_chunk=hint[0], closest_overlap=hint[1]))
+        if c.correct or c.entailed_by:
+            claims.append(c)
+            continue
+        hint = closest_chunk(c.text, chunks, reference)
+        if hint is not None:
+            c = replace(c, closest_chunk=hint[0], closest_overlap=hint[1])
+        if c.bucket == "hallucination":
+            spans = find_misattributions(c.text, chunks, reference, question)
+            c = replace(c, misattributed_from=tuple(m.chunk for m in spans),
+                        misattributed_spans=spans)
+        claims.append(c)
     return replace(evidence, response_claims=tuple(claims))
+
+
+def with_misattributions(result: SampleResult,
+                         found: Mapping[int, Sequence[MisattributedSpan]]) -> SampleResult:
+    """``result`` with the misattributions of its response claims replaced by ``found``
+    (claim index -> spans; claims not in it keep theirs), e.g. from an LLM judge."""
+    if result.evidence is None:
+        return result
+    claims = tuple(
+        replace(c, misattributed_from=tuple(m.chunk for m in found[i]),
+                misattributed_spans=tuple(found[i])) if i in found else c
+        for i, c in enumerate(result.evidence.response_claims))
+    evidence = replace(result.evidence, response_claims=claims)
+    return replace(result, evidence=evidence,
+                   diagnostics={**result.diagnostics,
+                                "noise_misattribution": misattribution_metric(evidence)})
 
 
 def result_from_verdicts(cv: ClaimVerdicts, *, index: int | None = None, id: str | None = None,
                          usage: Usage | None = None,
                          chunks: Sequence[str] | None = None,
-                         reference: str = "") -> SampleResult:
-    """Metrics, status and evidence of a judged sample; ``chunks`` (and the ``reference``
-    text) enable provenance hints for wrong claims no chunk entails."""
+                         reference: str = "", question: str = "") -> SampleResult:
+    """Metrics, status and evidence of a judged sample; ``chunks`` (with the ``reference``
+    and ``question`` texts) enable provenance hints and misattribution for wrong claims no
+    chunk entails."""
     metrics = compute_metrics(cv)
     status: Status = "ok"
     reason = None
@@ -242,13 +299,15 @@ def result_from_verdicts(cv: ClaimVerdicts, *, index: int | None = None, id: str
         status, reason = "undefined", "no reference claims"
     evidence = build_evidence(cv)
     if chunks is not None:
-        evidence = _with_hints(evidence, chunks, reference)
+        evidence = _with_hints(evidence, chunks, reference, question)
     return SampleResult(index=index, id=id, status=status, reason=reason, metrics=metrics,
-                        verdicts=cv, evidence=evidence, usage=usage or Usage())
+                        verdicts=cv, evidence=evidence, usage=usage or Usage(),
+                        diagnostics={"noise_misattribution": misattribution_metric(evidence)})
 
 
 def error_result(reason: str, *, index: int | None = None, id: str | None = None,
                  usage: Usage | None = None, kind: ErrorKind | None = None) -> SampleResult:
     return SampleResult(index=index, id=id, status="error", reason=reason or "(no reason given)",
                         metrics={name: MetricValue(None, "error") for name in METRIC_NAMES},
-                        usage=usage or Usage(), error_kind=kind)
+                        usage=usage or Usage(), error_kind=kind,
+                        diagnostics={name: MetricValue(None, "error") for name in DIAGNOSTIC_NAMES})
