@@ -14,10 +14,11 @@ import sys
 from collections.abc import Iterable, Iterator, Mapping, Sized
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import Any, Literal
 
 from ..errors import InvalidInput, InvalidSample, MissingDependency
 from ..samples import Sample
+from .encoding import byte_lines, open_text, sniff_encoding
 from .rows import (
     KNOWN_COLUMNS,
     MAX_DEPTH,
@@ -105,47 +106,6 @@ def _hf_rows(ds: Any) -> Iterator[RawRow]:
 
 # --- files -----------------------------------------------------------------------------------
 
-#: Byte-order marks and the codec that reads (and drops) each; UTF-32 before UTF-16 (FF FE...).
-_BOMS = ((b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe\x00\x00", "utf-32"),
-         (b"\xef\xbb\xbf", "utf-8-sig"), (b"\xfe\xff", "utf-16"), (b"\xff\xfe", "utf-16"))
-_SNIFF = 1 << 16
-
-
-def sniff_encoding(path: Path) -> str:
-    """``utf-8`` (with or without BOM), or UTF-16/32 announced by a byte-order mark.
-
-    Anything else is refused with the fix: NUL bytes mean binary data or UTF-16 without a
-    BOM; bytes that are not UTF-8 mean a legacy encoding (Latin-1, cp1252...).
-    """
-    with path.open("rb") as f:
-        head = f.read(_SNIFF)
-    for bom, encoding in _BOMS:
-        if head.startswith(bom):
-            return encoding
-    if b"\x00" in head:
-        raise InvalidInput(
-            f"{path}: not a text file (it contains NUL bytes): binary data, or UTF-16/UTF-32 "
-            "text without a byte-order mark. Save it as UTF-8 (PowerShell: "
-            "`... | Out-File -Encoding utf8 FILE`, or `Set-Content -Encoding utf8`)")
-    # A few undecodable lines are a few bad rows (each an error row naming its field); a
-    # head where most lines are undecodable is a file in another encoding, or not text.
-    lines = [line for line in head.split(b"\n")[:-1 if len(head) == _SNIFF else None]
-             if line.strip()]
-    bad = []
-    for n, line in enumerate(lines, start=1):
-        try:
-            line.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            bad.append((n, line[exc.start]))
-    if bad and len(bad) * 2 > len(lines) and len(lines) > 1:
-        n, byte = bad[0]
-        raise InvalidInput(
-            f"{path}: not UTF-8 text ({len(bad)} of the first {len(lines)} lines are not; byte "
-            f"0x{byte:02x} on line {n}). Convert it to UTF-8, e.g. `iconv -f cp1252 -t utf-8 "
-            "IN > OUT`")
-    return "utf-8"
-
-
 def detect_format(path: Path, forced: str | None = None) -> str:
     """From ``forced``, else the extension, else a look at the first bytes."""
     if forced:
@@ -183,27 +143,11 @@ def _open_path(path: Path, forced: str | None) -> Source:
     return Source(_csv_rows(path, encoding, delimiter, header), None, str(path))
 
 
-def _byte_lines(path: Path, encoding: str) -> Iterator[bytes]:
-    """The file's lines as UTF-8 bytes (undecodable UTF-8 kept as surrogate escapes)."""
-    if encoding.startswith("utf-8"):
-        with path.open("rb") as f:
-            for n, line in enumerate(f):
-                yield line[3:] if n == 0 and line.startswith(b"\xef\xbb\xbf") else line
-        return
-    try:
-        with path.open("r", encoding=encoding, newline="") as t:
-            for text in t:
-                yield text.encode("utf-8", "surrogatepass")
-    except UnicodeDecodeError as exc:
-        raise InvalidInput(f"{path}: not valid {encoding.upper()} text ({exc.reason} at byte "
-                           f"{exc.start}); save it as UTF-8") from None
-
-
 def _check_jsonl(path: Path, encoding: str, sample: int = 20) -> None:
     """Refuse a file none of whose first lines is JSON: it is not JSON Lines at all (a bad
     line among good ones is only an error row)."""
     seen = 0
-    for line in _byte_lines(path, encoding):
+    for line in byte_lines(path, encoding):
         raw = line.strip()
         if not raw:
             continue
@@ -223,13 +167,13 @@ def _check_jsonl(path: Path, encoding: str, sample: int = 20) -> None:
 
 
 def _count_lines(path: Path, encoding: str) -> int:
-    return sum(1 for line in _byte_lines(path, encoding) if line.strip())
+    return sum(1 for line in byte_lines(path, encoding) if line.strip())
 
 
 def _jsonl_rows(path: Path, encoding: str = "utf-8") -> Iterator[RawRow]:
     """One row per non-blank line, decoded on its own: a bad line is one error row."""
     index = 0
-    for lineno, line in enumerate(_byte_lines(path, encoding), start=1):
+    for lineno, line in enumerate(byte_lines(path, encoding), start=1):
         raw = line.strip()
         if not raw:
             continue
@@ -281,17 +225,11 @@ def _json_source(path: Path, fmt: str, encoding: str = "utf-8") -> Source:
     return Source(_object_rows(data), len(data), str(path))
 
 
-def _open_text(path: Path, encoding: str) -> IO[str]:
-    if encoding.startswith("utf-8"):
-        return path.open("r", encoding="utf-8-sig", errors="surrogateescape", newline="")
-    return path.open("r", encoding=encoding, newline="")
-
-
 def _csv_header(path: Path, encoding: str, delimiter: str) -> list[str]:
     """The header row, checked: it must name at least one known column, each only once."""
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # big chunks are checked per row instead
     try:
-        with _open_text(path, encoding) as f:
+        with open_text(path, encoding) as f:
             header = next(csv.reader(f, delimiter=delimiter), [])
     except (csv.Error, UnicodeDecodeError) as exc:
         raise InvalidInput(f"{path}: cannot read the CSV header: {exc}") from exc
@@ -311,7 +249,7 @@ def _csv_header(path: Path, encoding: str, delimiter: str) -> list[str]:
 
 def _csv_rows(path: Path, encoding: str, delimiter: str, header: list[str]) -> Iterator[RawRow]:
     """CSV with a header row; list columns (contexts) hold JSON text, e.g. ``["a", "b"]``."""
-    with _open_text(path, encoding) as f:
+    with open_text(path, encoding) as f:
         reader = csv.reader(f, delimiter=delimiter)
         try:
             next(reader)  # the header, checked by _csv_header

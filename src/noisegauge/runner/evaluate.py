@@ -36,8 +36,9 @@ from ..io.readers import open_source
 from ..io.writers import open_writer, output_format
 from ..judges.base import Judge, Usage
 from ..samples import MAX_TEXT_CHARS, Sample
+from ..scoring.failures import describe_failure, failure_kind
 from ..scoring.metrics import Metric
-from ..scoring.results import SampleResult, describe_failure, failure_kind
+from ..scoring.results import SampleResult
 from .journal import Journal
 from .plan import Plan, aclose_judges, build_plan
 from .progress import RichProgress

@@ -15,16 +15,9 @@ from ..engine.ranked import RANKED_CONTEXT_PRECISION, ranked_context_precision
 from ..judges.base import Judge, metered
 from ..judges.registry import get_judge
 from ..samples import Sample
+from .failures import describe_failure, failure_kind
 from .judging import judge_sample
-from .results import (
-    MetricResult,
-    SampleResult,
-    Status,
-    describe_failure,
-    error_result,
-    failure_kind,
-    result_from_verdicts,
-)
+from .results import MetricResult, SampleResult, Status, error_result, result_from_verdicts
 from .sources import ask_sources
 
 __all__ = ["Metric", "NoiseSensitivity", "Faithfulness", "Hallucination", "SelfKnowledge",

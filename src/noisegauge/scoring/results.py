@@ -8,7 +8,6 @@ what an uninterrupted one does.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -23,57 +22,19 @@ from ..engine.evidence import (
 )
 from ..engine.matrix import ClaimVerdicts
 from ..engine.metrics import METRIC_NAMES, NO_RESPONSE_CLAIMS, MetricValue, compute_metrics
-from ..errors import InvalidSample, JudgeOutputError, JudgeUnavailable, NoiseGaugeError
 from ..judges.base import Usage
 from ..verdicts import Verdict
+from .failures import ErrorKind
 from .misattribution import find_misattributions
 from .provenance import closest_chunk
 
-__all__ = ["DIAGNOSTIC_NAMES", "ERROR_KINDS", "ErrorKind", "JudgeEvidence", "MetricResult",
-           "SampleResult", "Status", "describe_failure", "error_result", "failure_kind",
-           "result_from_verdicts", "with_misattributions"]
+__all__ = ["DIAGNOSTIC_NAMES", "JudgeEvidence", "MetricResult", "SampleResult", "Status",
+           "error_result", "result_from_verdicts", "with_misattributions"]
 
 #: Diagnostics beside the metric family: never part of its algebra, never in ``metrics``.
 DIAGNOSTIC_NAMES: tuple[str, ...] = ("noise_misattribution",)
 
 Status = Literal["ok", "undefined", "error"]
-#: Why a row is an error: its input (``input``), the judge's endpoint (``transport``: not
-#: reachable, refused, timed out), the judge's answer (``output``), another judge failure
-#: (``judge``), a stress pipeline (``pipeline``), or a run stopped mid-row (``interrupted``).
-ErrorKind = Literal["input", "transport", "output", "judge", "pipeline", "interrupted"]
-ERROR_KINDS: tuple[str, ...] = ("input", "transport", "output", "judge", "pipeline", "interrupted")
-
-# Exceptions of these client libraries are failures to reach an endpoint, whatever their class.
-_TRANSPORT_MODULES = ("httpx", "httpcore", "aiohttp", "requests", "urllib3", "openai")
-
-
-def failure_kind(exc: BaseException) -> ErrorKind | None:
-    """The error kind of a failure that costs one row, or None for a bug (to be raised).
-
-    Judge failures (``JudgeError``), bad rows (``InvalidSample``), timeouts and connection
-    errors cost the row; a TypeError or AttributeError is a bug and must stop the run.
-    """
-    if isinstance(exc, InvalidSample):
-        return "input"
-    if isinstance(exc, JudgeUnavailable):
-        return "transport"
-    if isinstance(exc, JudgeOutputError):
-        return "output"
-    if isinstance(exc, NoiseGaugeError):
-        return "judge"
-    if isinstance(exc, (TimeoutError, asyncio.TimeoutError, ConnectionError)):
-        return "transport"
-    if type(exc).__module__.split(".")[0] in _TRANSPORT_MODULES:
-        return "transport"
-    return None
-
-
-def describe_failure(exc: BaseException) -> str:
-    """``Type: message``, never an empty message."""
-    text = str(exc).strip()
-    if not text and isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
-        text = "no answer in time"
-    return f"{type(exc).__name__}: {text or '(no message)'}"
 
 
 @dataclass(frozen=True)
