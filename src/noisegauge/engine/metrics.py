@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..verdicts import Verdict
 from .matrix import ClaimVerdicts
 
-__all__ = ["METRIC_NAMES", "MetricValue", "compute_metrics", "chunk_relevance", "claim_flags"]
+__all__ = ["METRIC_CHECKS", "METRIC_NAMES", "MetricValue", "compute_metrics", "chunk_relevance", "claim_flags"]
 
 METRIC_NAMES: tuple[str, ...] = (
     "noise_sensitivity_relevant",
@@ -28,6 +28,22 @@ METRIC_NAMES: tuple[str, ...] = (
     "context_precision",
     "context_utilization",
 )
+
+#: The checks (``ClaimVerdicts`` matrices) each metric reads: a doubtful verdict in one of
+#: them is a doubt about that metric.
+METRIC_CHECKS: dict[str, tuple[str, ...]] = {
+    "noise_sensitivity_relevant": ("answer2response", "retrieved2response", "retrieved2answer"),
+    "noise_sensitivity_irrelevant": ("answer2response", "retrieved2response", "retrieved2answer"),
+    "hallucination": ("answer2response", "retrieved2response"),
+    "self_knowledge": ("answer2response", "retrieved2response"),
+    "faithfulness": ("retrieved2response",),
+    "precision": ("answer2response",),
+    "recall": ("response2answer",),
+    "f1": ("answer2response", "response2answer"),
+    "claim_recall": ("retrieved2answer",),
+    "context_precision": ("retrieved2answer",),
+    "context_utilization": ("retrieved2answer", "response2answer"),
+}
 
 NO_RESPONSE_CLAIMS = "no response claims"
 NO_REFERENCE_CLAIMS = "no reference claims"

@@ -26,7 +26,7 @@ _LCS = FEATURES.index("lcs")
 _OPS = FEATURES.index("op_miss")
 
 #: Bump when splitting, features or the decision rule change (it keys caches).
-JUDGE_VERSION = "3.1"  # 3.1: refusals yield no claim
+JUDGE_VERSION = "4.0"  # 4.0: non-assertions, participles, aliases, scores and doubt
 
 
 def answer_part(claim: str) -> str:
@@ -60,6 +60,12 @@ class LexicalJudge:
     def __init__(self, *, threshold: float | None = None, weights: str | Path | None = None) -> None:
         self._model: Combiner = load_combiner(weights)
         self.threshold = self._model.threshold if threshold is None else float(threshold)
+        #: Probabilities the judge is unsure about (from held-out data, in the weights file);
+        #: a threshold moved by a calibration profile moves the band with it.
+        band = self._model.band
+        shift = self.threshold - self._model.threshold
+        self.uncertain_band: tuple[float, float] | None = None if band is None else (
+            max(0.0, band[0] + shift), min(1.0, band[1] + shift))
 
     def identity(self) -> dict[str, Any]:
         return {"judge": "lexical", "version": JUDGE_VERSION, "model": self._model.version,
@@ -87,6 +93,18 @@ class LexicalJudge:
         """Synchronous ``check``."""
         return [self.explain(premise, c).verdict for c in claims]
 
+    def scored(self, premise: str, claims: Sequence[str]) -> list[tuple[Verdict, float]]:
+        """Each verdict with its score: the probability, or 0 / 1 where a hard cue or a
+        verbatim match decided (those are not in doubt)."""
+        out = []
+        for c in claims:
+            e = self.explain(premise, c)
+            certain = e.reason is not None or (e.verdict is Verdict.ENTAILED
+                                              and e.probability < self.threshold)
+            score = (1.0 if e.verdict is Verdict.ENTAILED else 0.0) if certain else e.probability
+            out.append((e.verdict, round(score, 4)))
+        return out
+
     async def extract(self, text: str, question: str | None = None) -> list[str]:
         record_usage(Usage(calls=1))
         return [c.text for c in extract_spans(text, question)]
@@ -98,3 +116,8 @@ class LexicalJudge:
     async def check_many(self, premises: Sequence[str], claims: Sequence[str]) -> list[list[Verdict]]:
         record_usage(Usage(calls=1))
         return [self.verdicts(p, claims) for p in premises]
+
+    async def check_many_scored(self, premises: Sequence[str],
+                                claims: Sequence[str]) -> list[list[tuple[Verdict, float]]]:
+        record_usage(Usage(calls=1))
+        return [self.scored(p, claims) for p in premises]

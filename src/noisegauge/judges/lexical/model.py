@@ -47,6 +47,7 @@ class Combiner:
     learning_rate: float
     trees: tuple[Tree, ...]
     threshold: float
+    band: tuple[float, float] | None = None
 
     def probability(self, x: list[float]) -> float:
         z = self.init + self.learning_rate * sum(t(x) for t in self.trees)
@@ -61,8 +62,10 @@ class Combiner:
         trees = tuple(Tree(tuple(t["feature"]), tuple(map(float, t["threshold"])),
                            tuple(t["left"]), tuple(t["right"]), tuple(map(float, t["value"])))
                       for t in data["trees"])
+        band = data.get("uncertain_band")
         return cls(str(data["version"]), float(data["init"]), float(data["learning_rate"]),
-                   trees, float(data["threshold"]))
+                   trees, float(data["threshold"]),
+                   (float(band[0]), float(band[1])) if band else None)
 
 
 def load_combiner(path: str | Path | None = None) -> Combiner:

@@ -133,9 +133,21 @@ _KO = re.compile("|".join([
 ]))
 
 
+# Every pattern above needs one of these words; most sentences have none (a cheap first test).
+_TRIGGER = re.compile(r"n't|\b(?:no|not|none|nothing|unable|failed|cannot|unclear|please|kindly|"
+                      r"you|hope|let|feel|anything|happy|glad|thanks?|thank|outside|beyond|"
+                      r"recommend|suggest|advise|encourage|urge|contact\w*|check\w*|reach\w*|"
+                      r"touch|consult\w*|ask\w*|call\w*|e-?mail\w*|speak\w*|talk\w*|refer\w*|"
+                      r"visit\w*|see|follow\w*)\b|"
+                      r"없|않|못|모르|어렵|힘들|곤란|문의|연락|확인|상담|말씀|알려|물어|도움",
+                      re.IGNORECASE)
+
+
 def is_refusal(sentence: str) -> bool:
     """Whether a sentence declines, hedges, redirects or signs off instead of stating."""
     s = " ".join(sentence.replace("’", "'").split())
+    if not _TRIGGER.search(s):
+        return False
     if _KO.search(s) or _EN.search(s):
         return True
     # A redirection that gives an address or a number states something checkable.
