@@ -45,6 +45,8 @@ class Explanation:
     verdict: Verdict
     probability: float
     reason: str | None
+    #: A rule decided, not the probability: a hard cue, or the claim verbatim in the premise.
+    decided: bool = False
 
 
 class LexicalJudge:
@@ -75,12 +77,13 @@ class LexicalJudge:
         """Verdict, probability of entailment and the hard cue (if any) behind it."""
         prem, cl = analyse(premise), analyse(answer_part(claim))
         if not cl.content:
-            return Explanation(Verdict.NEUTRAL, 0.0, "claim has no content words")
+            return Explanation(Verdict.NEUTRAL, 0.0, "claim has no content words", True)
         feats, cues = pair_features(prem, cl)
         p = self._model.probability(feats)
         # Verbatim means every word that matters, "only" and "both" included.
         verbatim = feats[_LCS] >= 1.0 and feats[_OPS] == 0
-        return Explanation(self._decide(p, cues, verbatim), p, cues.reason)
+        return Explanation(self._decide(p, cues, verbatim), p, cues.reason,
+                           cues.mismatch or verbatim)
 
     def _decide(self, p: float, cues: Cues, verbatim: bool) -> Verdict:
         if cues.contradiction:
@@ -99,10 +102,8 @@ class LexicalJudge:
         out = []
         for c in claims:
             e = self.explain(premise, c)
-            certain = e.reason is not None or (e.verdict is Verdict.ENTAILED
-                                              and e.probability < self.threshold)
-            score = (1.0 if e.verdict is Verdict.ENTAILED else 0.0) if certain else e.probability
-            out.append((e.verdict, round(score, 4)))
+            score = (1.0 if e.verdict is Verdict.ENTAILED else 0.0) if e.decided else e.probability
+            out.append((e.verdict, score))
         return out
 
     async def extract(self, text: str, question: str | None = None) -> list[str]:

@@ -86,6 +86,9 @@ _EN = re.compile("|".join([
     r"(?: \w+){0,2} (?:from|in|based on) " + _SOURCE,
     r"\bnot something " + _SOURCE + r" " + _TELL,
     r"\b(?:outside|beyond) (?:what|the scope of what) (?:i|we) (?:can|could|know)",
+    # An apology on its own.
+    r"^(?:i'm |i am |we're |we are |so |very |really )*(?:sorry|apologies|my apologies|"
+    r"unfortunately)[.!]?$",
     # Sign-offs and offers of more help.
     r"\blet (?:me|us) know if\b|\bfeel free to\b|\b(?:i |we )?hope (?:this|that|it) "
     r"(?:helps|answers|clarifies|was helpful)|\bis there anything else\b|\banything else "
@@ -130,16 +133,18 @@ _KO = re.compile("|".join([
     r"(?:궁금한|문의|다른|추가|더)\s*(?:\S+\s+){0,2}(?:있으시면|있으면|있다면)\s*(?:\S+\s+){0,2}?"
     r"(?:말씀|알려|문의|연락|물어)",
     r"도움이\s*(?:되|됐|되었|되셨)(?:기를|길|으면|으셨|셨)",
+    r"^(?:정말\s*|대단히\s*)?(?:죄송합니다|죄송해요|미안합니다|미안해요|유감입니다)[.!]?$",
 ]))
 
 
 # Every pattern above needs one of these words; most sentences have none (a cheap first test).
 _TRIGGER = re.compile(r"n't|\b(?:no|not|none|nothing|unable|failed|cannot|unclear|please|kindly|"
+                      r"sorry|apologies|unfortunately|"
                       r"you|hope|let|feel|anything|happy|glad|thanks?|thank|outside|beyond|"
                       r"recommend|suggest|advise|encourage|urge|contact\w*|check\w*|reach\w*|"
                       r"touch|consult\w*|ask\w*|call\w*|e-?mail\w*|speak\w*|talk\w*|refer\w*|"
                       r"visit\w*|see|follow\w*)\b|"
-                      r"없|않|못|모르|어렵|힘들|곤란|문의|연락|확인|상담|말씀|알려|물어|도움",
+                      r"없|않|못|모르|어렵|힘들|곤란|문의|연락|확인|상담|말씀|알려|물어|도움|죄송|미안|유감",
                       re.IGNORECASE)
 
 
