@@ -1,9 +1,10 @@
 """``LexicalJudge``: the offline default judge (no key, no GPU, no download).
 
 Verdicts: a hard mismatch (number, date, unit, negation, antonym, swapped name, an
-"only"/"both"/"all" the premise does not say) is never entailed; it is ``contradicted`` when the premise clearly talks about the same thing,
-``neutral`` otherwise. Everything else is ``entailed`` when the claim's content words stand
-verbatim and in order in the premise, or when the learned combiner's probability reaches its
+"only"/"both"/"all" the premise does not say) is never entailed; it
+is ``contradicted`` when the premise clearly talks about the same thing, ``neutral`` otherwise.
+Everything else is ``entailed`` when the claim's content words stand verbatim and in order in
+the premise, or when the learned combiner's probability reaches its
 threshold (fixed in the weights file); else ``neutral``.
 """
 
