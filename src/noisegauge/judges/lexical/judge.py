@@ -80,9 +80,11 @@ class LexicalJudge:
         if not cl.content:
             return Explanation(Verdict.NEUTRAL, 0.0, "claim has no content words", True)
         feats, cues = pair_features(prem, cl)
-        p = self._model.probability(feats)
         # Verbatim means every word that matters, "only" and "both" included.
         verbatim = feats[_LCS] >= 1.0 and feats[_OPS] == 0
+        # A hard cue decides alone: the trees are not evaluated (a third of all pairs on
+        # long web evidence), and the probability reads 0.
+        p = 0.0 if cues.mismatch else self._model.probability(feats)
         return Explanation(self._decide(p, cues, verbatim), p, cues.reason,
                            cues.mismatch or verbatim)
 
