@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from batch_helpers import ROOT, SlowJudge, row, rows
+from batch_helpers import ROOT, SlowJudge, require_extra, row, rows
 from noisegauge import (
     AnswerF1,
     ContextPrecision,
@@ -147,6 +147,7 @@ def test_judge_failures_are_error_rows_and_the_run_goes_on() -> None:
 
 
 def test_dataset_forms_agree(tmp_path: Path) -> None:
+    require_extra("tables", "hf")
     pd = pytest.importorskip("pandas")
     datasets = pytest.importorskip("datasets")
     data = rows(4)
@@ -162,6 +163,7 @@ def test_dataset_forms_agree(tmp_path: Path) -> None:
 
 
 def test_report_summary_exports(tmp_path: Path) -> None:
+    require_extra("tables")
     pd = pytest.importorskip("pandas")
     data = rows(6) + [row(6, response="")]
     report = _run(data, ["noise_sensitivity", "faithfulness", "context_precision_ranked"],
@@ -239,7 +241,7 @@ def test_seed_batch_example_with_real_judges(judge: str, request: pytest.Fixture
     """The same example with the offline default judge and with an LLM judge over real HTTP."""
     example = runpy.run_path(str(ROOT / "examples" / "batch_evaluation.py"))
     if judge == "openai":
-        pytest.importorskip("openai")
+        require_extra("openai")
         server = request.getfixturevalue("fake_openai_server")
         spec: Any = get_judge("openai:test-model", base_url=server.url, api_key="sk-test")
     else:

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from batch_helpers import require_extra
 from noisegauge import FakeJudge, NoiseSensitivity, Verdict, get_judge
 from noisegauge.errors import InvalidInput, JudgeUnavailable, MissingDependency
 from noisegauge.judges import judge_identity, metered
@@ -27,6 +28,7 @@ from noisegauge.judges.nli.support import resolve_labels, split_windows
 from noisegauge.samples import Sample
 from noisegauge.scoring import ascore_sample
 
+require_extra("nli")
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 tokenizers = pytest.importorskip("tokenizers")
