@@ -26,7 +26,7 @@ from typing import Any
 from .._async import run_sync
 from ..engine.evidence import build_evidence
 from ..engine.matrix import ClaimVerdicts
-from ..engine.metrics import MetricValue
+from ..engine.metrics import Compat, MetricValue
 from ..engine.summary import MetricSummary
 from ..errors import MissingDependency
 from ..infra.store import CacheOption, JudgeCache, resolve_cache
@@ -156,7 +156,8 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
                     judge: Judge | str | None = None, concurrency: int = 8,
                     cache: CacheOption | JudgeCache = None, out: str | os.PathLike[str] | None = None,
                     out_format: str | None = None, resume: bool = True, strict: bool = False,
-                    progress: bool | None = None, format: str | None = None) -> Report:
+                    progress: bool | None = None, format: str | None = None,
+                    compat: Compat | None = None) -> Report:
     """Score ``dataset`` with ``metrics`` (objects or names; default: every RAGChecker metric
     with ``judge``, default ``"lexical"``). Each sample is judged once per distinct judge.
 
@@ -166,6 +167,8 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
     off, or a path. ``out``: also write results there (format from the extension or
     ``out_format``), resuming from ``OUT.partial`` if a previous run was interrupted.
     ``strict``: raise ``InvalidSample`` at the first bad row instead of an ``error`` row.
+    ``compat="ragchecker"``: RAGChecker's ``computation.py`` values where a denominator is
+    empty (0.0) instead of our typed undefined (README: "Exact compatibility").
     """
     source = open_source(dataset, format)
     store = resolve_cache(cache)
@@ -177,7 +180,7 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
         results[index] = (result or result_from_row(index, row, verdicts), sample)
 
     try:
-        plan = build_plan(metrics, judge, store)
+        plan = build_plan(metrics, judge, store, compat)
         journal = fmt = None
         if out is not None:
             fmt = output_format(Path(out), out_format)
@@ -211,9 +214,10 @@ def evaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None = None, 
              judge: Judge | str | None = None, concurrency: int = 8,
              cache: CacheOption | JudgeCache = None, out: str | os.PathLike[str] | None = None,
              out_format: str | None = None, resume: bool = True, strict: bool = False,
-             progress: bool | None = None, format: str | None = None) -> Report:
+             progress: bool | None = None, format: str | None = None,
+             compat: Compat | None = None) -> Report:
     """Synchronous ``aevaluate`` (inside a running event loop use ``await aevaluate(...)``)."""
     return run_sync(aevaluate(dataset, metrics, judge=judge, concurrency=concurrency, cache=cache,
                               out=out, out_format=out_format, resume=resume, strict=strict,
-                              progress=progress, format=format),
+                              progress=progress, format=format, compat=compat),
                     hint="use `await aevaluate(...)`")

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from ..engine.evidence import Evidence, build_evidence
 from ..engine.matrix import ClaimVerdicts
-from ..engine.metrics import METRIC_NAMES, MetricValue, compute_metrics
+from ..engine.metrics import METRIC_NAMES, Compat, MetricValue, compute_metrics
 from ..judges.base import Usage
 from .provenance import closest_chunk
 
@@ -91,10 +91,11 @@ def _with_hints(evidence: Evidence, chunks: Sequence[str], reference: str) -> Ev
 def result_from_verdicts(cv: ClaimVerdicts, *, index: int | None = None, id: str | None = None,
                          usage: Usage | None = None,
                          chunks: Sequence[str] | None = None,
-                         reference: str = "") -> SampleResult:
+                         reference: str = "", compat: Compat | None = None) -> SampleResult:
     """Metrics, status and evidence of a judged sample; ``chunks`` (and the ``reference``
-    text) enable provenance hints for claims no chunk entails."""
-    metrics = compute_metrics(cv)
+    text) enable provenance hints for claims no chunk entails; ``compat="ragchecker"``
+    gives RAGChecker's values where a denominator is empty (the status still says why)."""
+    metrics = compute_metrics(cv, compat=compat)
     status: Status = "ok"
     reason = None
     if not cv.response_claims:
