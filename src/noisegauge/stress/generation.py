@@ -51,8 +51,12 @@ class GenerationCache:
         value = self._store.get(JudgeCache.key("generation", "answer", key))
         return value if isinstance(value, str) else None
 
-    def put(self, key: str, answer: str) -> None:
-        self._store.put(JudgeCache.key("generation", "answer", key), answer)
+    def put(self, key: str, answer: str, *, identity: dict[str, Any] | None = None) -> None:
+        """Store ``answer``; ``identity`` (the pipeline's) lets ``noisegauge cache`` name it."""
+        namespace = (json.dumps({"pipeline": identity}, sort_keys=True, default=str)
+                     if identity is not None else None)
+        self._store.put(JudgeCache.key("generation", "answer", key), answer,
+                        namespace=namespace, method="generate")
 
     def flush(self) -> None:
         """Commit buffered answers (``close`` does it too)."""
@@ -119,7 +123,7 @@ class Generator:
             return Generation(None, error=f"pipeline returned {type(answer).__name__}, expected str",
                               attempts=attempts, seconds=time.perf_counter() - start)
         if self._cache is not None:
-            self._cache.put(key, answer)
+            self._cache.put(key, answer, identity=self.identity)
         return Generation(answer, attempts=attempts, seconds=time.perf_counter() - start)
 
     async def aclose(self) -> None:

@@ -86,6 +86,10 @@ class JudgeSettings:
 class OpenAIJudge:
     """Extracts claims and checks them with an LLM behind a chat-completions endpoint."""
 
+    #: Their content is part of the identity (hence of every cache key): prompts, schemas and
+    #: the reading of answers; an edit there never reuses a stale cached answer.
+    identity_sources = ("noisegauge.judges.llm.prompts", "noisegauge.judges.llm.output")
+
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
                  **settings: Any) -> None:
         known = {f.name for f in fields(JudgeSettings)}

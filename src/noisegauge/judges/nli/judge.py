@@ -61,6 +61,10 @@ def _import_backend() -> tuple[Any, Any]:
 class NLIJudge:
     """Judges claims with a local NLI cross-encoder. See the module docstring."""
 
+    #: Windowing, merging and label reading decide verdicts too (the weights are in the
+    #: fingerprint): their content is part of the identity.
+    identity_sources = ("noisegauge.judges.nli",)
+
     def __init__(self, model: str, *, device: str | None = None, batch_size: int = 16,
                  max_length: int | None = None, window_tokens: int | None = None,
                  window_overlap: int | None = None,
