@@ -97,7 +97,7 @@ class Report:
         except ImportError as exc:
             raise MissingDependency("Report.to_pandas()", "tables", "pandas") from exc
         records = []
-        for r, s in zip(self.results, self.samples):
+        for r, s in zip(self.results, self.samples, strict=True):
             rec: dict[str, Any] = {"id": r.id, "status": r.status, "reason": r.reason,
                                    "user_input": s.user_input if s else None,
                                    "response": s.response if s else None,
@@ -116,7 +116,7 @@ class Report:
         target = Path(path)
         tmp = target.with_name(f".{target.name}.tmp")
         writer = open_writer(tmp, fmt, self.metrics)
-        for row, r, s in zip(self.rows(), self.results, self.samples):
+        for row, r, s in zip(self.rows(), self.results, self.samples, strict=True):
             writer.add(row["index"], row, s, r.verdicts.to_dict() if r.verdicts else None)
         writer.close()
         os.replace(tmp, target)
@@ -136,7 +136,7 @@ class Report:
         metrics under its names, grouped aggregate); also written to ``path`` if given."""
         buf = io.StringIO()
         writer = RagcheckerWriter(buf)
-        for row, r, s in zip(self.rows(), self.results, self.samples):
+        for row, r, s in zip(self.rows(), self.results, self.samples, strict=True):
             writer.add(row["index"], row, s, r.verdicts.to_dict() if r.verdicts else None)
         writer.close()
         if path is not None:

@@ -178,7 +178,7 @@ def merge(plan: Plan, results: Sequence[SampleResult]) -> SampleResult:
     if len(results) == 1 and not plan.extra_names:
         return primary
     metrics: dict[str, MetricValue] = dict(primary.metrics)
-    for group, result in zip(plan.groups, results):
+    for group, result in zip(plan.groups, results, strict=True):
         for m in group.metrics:
             picked = m.pick(result)
             metrics[m.name] = MetricValue(picked.value, picked.reason if picked.value is None

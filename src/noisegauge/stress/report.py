@@ -25,7 +25,7 @@ from ..engine.metrics import METRIC_NAMES
 from ..engine.summary import mean_ci
 from ..errors import MissingDependency
 from ..scoring.results import SampleResult
-from .distractors import Chunk
+from .chunks import Chunk
 
 __all__ = ["StressRow", "StressReport", "curve_from_rows", "contexts_digest", "read_rows"]
 

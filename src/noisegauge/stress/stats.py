@@ -46,7 +46,7 @@ def paired_permutation_test(diffs: Sequence[float], *, resamples: int = 10000, s
     observed = abs(sum(diffs)) - 1e-12  # tolerance: equal sums must count as "as extreme"
     m = len(values)
     if m <= exact_up_to:
-        hits = sum(abs(sum(s * v for s, v in zip(signs, values))) >= observed
+        hits = sum(abs(sum(s * v for s, v in zip(signs, values, strict=True))) >= observed
                    for signs in itertools.product((1, -1), repeat=m))
         return hits / float(1 << m)
     rng = random.Random(seed)

@@ -145,14 +145,14 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
             gen_cache.close()  # only the cache opened here; a caller's stays open
         elif gen_cache is not None:
             gen_cache.flush()  # but its answers are on disk when the sweep returns
-    samples = [_sample(c, g.answer or "") for c, g in zip(cases, generations)]
+    samples = [_sample(c, g.answer or "") for c, g in zip(cases, generations, strict=True)]
     to_score = [i for i, g in enumerate(generations) if g.answer is not None]
     scored = await score_samples([samples[i] for i in to_score], resolved_judge,
                                  concurrency=judge_concurrency, progress=progress,
                                  cache=judge_cache)
-    results: dict[int, SampleResult] = dict(zip(to_score, scored))
+    results: dict[int, SampleResult] = dict(zip(to_score, scored, strict=True))
     rows = []
-    for i, (case, g) in enumerate(zip(cases, generations)):
+    for i, (case, g) in enumerate(zip(cases, generations, strict=True)):
         result = results.get(i) or error_result(f"pipeline failed: {g.error}", index=i,
                                                 id=samples[i].id)
         rows.append(StressRow(case.item.id, case.item.question, case.item.reference, case.level,

@@ -138,7 +138,7 @@ class NLIJudge:
                 "fingerprint": self._fingerprint, "dtype": str(self._model.dtype),
                 "max_length": self.max_length,
                 "window_tokens": self.window_tokens, "window_overlap": self.window_overlap,
-                "labels": {n: v.value for n, v in zip(self._label_names, self.labels)},
+                "labels": {n: v.value for n, v in zip(self._label_names, self.labels, strict=True)},
                 "merge": "entailed>contradicted>neutral",
                 "extractor": judge_identity(self.extractor)}
 
@@ -204,7 +204,7 @@ class NLIJudge:
                 logits = self._model(**{k: t.to(self.device) for k, t in batch.items()}).logits
                 vp = logits.float().softmax(-1).cpu() @ to_verdict
                 best_p, best = vp.max(-1)
-                for i, j, p in zip(idx, best.tolist(), best_p.tolist()):
+                for i, j, p in zip(idx, best.tolist(), best_p.tolist(), strict=True):
                     out[i] = (_ORDER[j], p)
                 batches += 1
         return out, batches

@@ -78,7 +78,7 @@ def resolve_labels(id2label: Mapping[int, str],
     if label_map is not None:
         by_name = {_norm(str(k)): v for k, v in label_map.items()}
         found: list[Verdict] = []
-        for i, lab in zip(ids, labels):
+        for i, lab in zip(ids, labels, strict=True):
             value = label_map.get(i, by_name.get(_norm(lab), by_name.get(str(i))))
             if value is None:
                 raise InvalidInput(f"label_map does not say what class {i} ({lab!r}) means; "
