@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.metrics import METRIC_NAMES
-from ..engine.summary import mean_ci
+from ..engine.summary import interval
 from ..errors import MissingDependency
 from ..scoring.results import SampleResult
 from .chunks import Chunk
@@ -82,9 +82,11 @@ def curve_from_rows(levels: Sequence[int], rows: Iterable[Mapping[str, Any]],
     """``{"levels": [...], "metrics": {name: [{"level", "mean", "ci", "n", ...}]}}``.
 
     Repeats of a question are averaged first, so ``mean`` is over questions and ``ci`` is a
-    95% Student-t interval over questions (repeats are not independent evidence); ``n`` is the
-    number of questions with a defined value, ``samples`` the defined samples, ``undefined``
-    and ``errors`` count samples. ``mean``/``ci`` are null when nothing defined the metric.
+    95% interval over questions (repeats are not independent evidence): bootstrap BCa where
+    scipy is installed and n allows, else Student-t (``ci_method``; see engine.summary);
+    ``n`` is the number of questions with a defined value, ``samples`` the defined samples,
+    ``undefined`` and ``errors`` count samples. ``mean`` is null when nothing defined the
+    metric, ``ci`` also when fewer than two questions did.
     """
     by_level: dict[int, list[Mapping[str, Any]]] = defaultdict(list)
     for row in rows:
@@ -104,8 +106,9 @@ def curve_from_rows(levels: Sequence[int], rows: Iterable[Mapping[str, Any]],
                 else:
                     per_item[str(row["item_id"])].append(float(value))
             means = [sum(v) / len(v) for v in per_item.values()]
-            mean, ci = mean_ci(means)
+            mean, ci, method = interval(means)
             points.append({"level": level, "mean": mean, "ci": list(ci) if ci else None,
+                           "ci_method": method,
                            "n": len(means), "samples": sum(len(v) for v in per_item.values()),
                            "undefined": undefined, "errors": errors})
         out[name] = points
