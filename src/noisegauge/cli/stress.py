@@ -67,7 +67,9 @@ def _sweep_options(f: F) -> F:
         click.option("--answer-path", help="HTTP pipeline: dotted JSON path of the answer "
                                            "(default 'answer')."),
         click.option("--header", "headers", multiple=True, help="HTTP pipeline: 'Name: value'."),
-        click.option("--timeout", type=float, help="Seconds per pipeline call (60)."),
+        click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
+                     help="Seconds per pipeline call, any kind: a late call is retried, then "
+                          "is that sample's error (default 300; openai/http clients 60)."),
         click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True,
                      help="Pipeline calls in flight."),
         click.option("--judge-concurrency", type=click.IntRange(min=1), default=8,

@@ -4,6 +4,8 @@ Files written by ``StressReport.write(DIR)``:
 
 - ``samples.jsonl``: the generated answers with their noisy contexts, in the input format of
   ``noisegauge score`` (rescorable later with any judge); ``metadata`` says which chunk is what;
+  a failed generation is a ``status: "error"`` row with its ``reason``, which stays an error
+  row when rescored;
 - ``results.jsonl``: ``SampleResult.to_row()`` plus ``item_id``, ``level``, ``repeat``;
 - ``curve.json``: per metric and level, mean and 95% interval (see ``curve_from_rows``);
 - ``flips.jsonl``: questions answered correctly without noise and wrongly with it;
@@ -59,10 +61,14 @@ class StressRow:
         return sum(c.kind != "relevant" for c in self.chunks)
 
     def sample_record(self) -> dict[str, Any]:
-        """The answer and its contexts, readable by ``noisegauge score``."""
+        """The answer and its contexts, readable by ``noisegauge score``. A failed generation
+        is a row with ``status: "error"`` and its ``reason`` (and no response), which
+        ``noisegauge score`` keeps as an error row: never an empty answer to be scored."""
+        failed = {} if self.answer is not None else {
+            "status": "error", "reason": f"pipeline failed: {self.generation_error}"}
         return {
-            "id": self.sample_id, "user_input": self.question, "response": self.answer or "",
-            "reference": self.reference,
+            "id": self.sample_id, **failed, "user_input": self.question,
+            "response": self.answer, "reference": self.reference,
             "retrieved_contexts": [{"doc_id": c.id, "text": c.text} for c in self.chunks],
             "metadata": {"item_id": self.item_id, "level": self.level, "repeat": self.repeat,
                          "injected": self.injected, "generation_error": self.generation_error,

@@ -27,7 +27,7 @@ from ..scoring.results import SampleResult, error_result
 from .distractors import POSITIONS, Chunk, Scorer, build_sources, draw_mixed, place, relevant_chunks
 from .generation import Generation, GenerationCache, Generator
 from .golden import GoldenItem, PoolChunk, load_golden, load_pool
-from .pipelines import Pipeline, get_pipeline
+from .pipelines import Pipeline, get_pipeline, takes_option
 from .report import StressReport, StressRow
 
 __all__ = ["NoisyCase", "plan_cases", "astress", "stress", "score_samples"]
@@ -96,6 +96,8 @@ async def _generate_all(generator: Generator, cases: Sequence[NoisyCase],
     async def one(case: NoisyCase) -> Generation:
         nonlocal done
         g = await generator.generate(case.item.question, [c.text for c in case.chunks])
+        if g.interrupted:  # the pipeline raised KeyboardInterrupt: stop the sweep
+            raise KeyboardInterrupt(f"{case.item.id} at level {case.level}: {g.error}")
         done += 1
         if progress:
             progress("generating", done, len(cases))
@@ -111,6 +113,7 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
                   repeats: int = 1, seed: int = 0,
                   pool: str | Path | Sequence[str | PoolChunk | Mapping[str, Any]] | None = None,
                   concurrency: int = 8, judge_concurrency: int = 8, retries: int = 2,
+                  timeout: float | None = None,
                   cache: str | Path | GenerationCache | None = None,
                   hard_scorer: Scorer | None = None, pipeline_options: Mapping[str, Any] | None = None,
                   judge_options: Mapping[str, Any] | None = None,
@@ -120,6 +123,9 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
 
     ``strategy``: one of ``pool``, ``others``, ``hard``, ``counterfactual`` or a list of them
     (mixed round-robin); ``position``: ``first``, ``last``, ``random`` or ``interleaved``.
+    ``timeout``: seconds per pipeline call, for every kind (default 300; an ``openai:`` or
+    ``http`` pipeline also passes it to its client, default 60 there); a late call is retried
+    like a transient failure (``retries``), then becomes that sample's error row.
     ``cache``: a SQLite path (or ``GenerationCache``) for generations; ``judge_cache``: the
     judge cache as in ``evaluate`` (None: the default location, False: off); ``progress(phase, done,
     total)`` is called as answers are generated and scored. Everything is validated (golden
@@ -131,11 +137,18 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
     cases = plan_cases(items, levels=levels, strategies=strategies, position=position,
                        repeats=repeats, seed=seed, pool=pool_chunks, hard_scorer=hard_scorer)
     resolved_judge = get_judge(judge, **dict(judge_options or {}))
-    pipe = get_pipeline(pipeline, **dict(pipeline_options or {}))
+    options = dict(pipeline_options or {})
+    timeout = options.pop("timeout", None) if timeout is None else timeout
+    if timeout is not None and not timeout > 0:
+        raise InvalidInput(f"timeout must be a positive number of seconds, got {timeout}")
+    if timeout is not None and takes_option(pipeline, "timeout"):
+        options["timeout"] = timeout  # the client's own timeout too: no socket left waiting
+    pipe = get_pipeline(pipeline, **options)
     if not getattr(pipe, "cacheable", True):
         cache = None  # e.g. the extractive baseline: recomputing beats a disk lookup
     gen_cache = GenerationCache(cache) if isinstance(cache, (str, Path)) else cache
-    generator = Generator(pipe, concurrency=concurrency, retries=retries, cache=gen_cache)
+    generator = Generator(pipe, concurrency=concurrency, retries=retries, cache=gen_cache,
+                          **({"timeout": timeout} if timeout is not None else {}))
     started = time.time()
     try:
         generations = await _generate_all(generator, cases, progress)
