@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 from noisegauge import evaluate
-from noisegauge.stress import stress
+from noisegauge.stress import astress, stress
+from noisegauge.stress.pipelines import PipelineInterrupted
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "examples" / "golden_support.jsonl"
@@ -93,6 +94,8 @@ def test_keyboard_interrupt_in_a_pipeline_stops_the_sweep() -> None:
 
     with pytest.raises(KeyboardInterrupt, match="KeyboardInterrupt"):
         stress(GOLDEN, pipeline=interrupts, levels=[0], judge="fake", retries=0)
+    with pytest.raises(PipelineInterrupted, match="return-kb2041 at level 0"):  # async API
+        asyncio.run(astress(GOLDEN, pipeline=interrupts, levels=[0], judge="fake", retries=0))
 
 
 def test_failed_generations_stay_error_rows_when_rescored(tmp_path: Path) -> None:

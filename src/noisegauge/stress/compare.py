@@ -21,7 +21,7 @@ from typing import Any
 from .._async import run_sync
 from ..engine.metrics import METRIC_NAMES
 from ..errors import InvalidInput
-from .pipelines import Pipeline
+from .pipelines import Pipeline, PipelineInterrupted
 from .report import StressReport, read_rows
 from .stats import holm, paired_bootstrap_ci, paired_permutation_test
 from .sweep import astress
@@ -179,4 +179,7 @@ async def acompare(golden: Any, *, pipelines: Sequence[str | Pipeline | Callable
 
 def compare(golden: Any, **kwargs: Any) -> CompareReport:
     """Synchronous ``acompare``; raises inside a running event loop."""
-    return run_sync(acompare(golden, **kwargs), hint="use `await acompare(...)`")
+    try:
+        return run_sync(acompare(golden, **kwargs), hint="use `await acompare(...)`")
+    except PipelineInterrupted as exc:  # a pipeline's KeyboardInterrupt stops the run
+        raise KeyboardInterrupt(str(exc)) from None

@@ -27,7 +27,7 @@ from ..scoring.results import SampleResult, error_result
 from .distractors import POSITIONS, Chunk, Scorer, build_sources, draw_mixed, place, relevant_chunks
 from .generation import Generation, GenerationCache, Generator
 from .golden import GoldenItem, PoolChunk, load_golden, load_pool
-from .pipelines import Pipeline, get_pipeline, takes_option
+from .pipelines import Pipeline, PipelineInterrupted, get_pipeline, takes_option
 from .report import StressReport, StressRow
 
 __all__ = ["NoisyCase", "plan_cases", "astress", "stress", "score_samples"]
@@ -97,13 +97,20 @@ async def _generate_all(generator: Generator, cases: Sequence[NoisyCase],
         nonlocal done
         g = await generator.generate(case.item.question, [c.text for c in case.chunks])
         if g.interrupted:  # the pipeline raised KeyboardInterrupt: stop the sweep
-            raise KeyboardInterrupt(f"{case.item.id} at level {case.level}: {g.error}")
+            raise PipelineInterrupted(f"{case.item.id} at level {case.level}: {g.error}")
         done += 1
         if progress:
             progress("generating", done, len(cases))
         return g
 
-    return list(await asyncio.gather(*(one(c) for c in cases)))
+    tasks = [asyncio.ensure_future(one(c)) for c in cases]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:  # nothing keeps generating once the sweep stops
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
 
 
 async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]], *,
@@ -120,6 +127,10 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
                   progress: Progress | None = None,
                   judge_cache: CacheOption = None) -> StressReport:
     """Run a noise sweep and return the report (write it with ``report.write(DIR)``).
+
+    A pipeline error or ``sys.exit()`` is that sample's error row; a ``KeyboardInterrupt``
+    raised by the pipeline stops the sweep with ``PipelineInterrupted`` (``stress()`` raises
+    it as ``KeyboardInterrupt``, outside the event loop).
 
     ``strategy``: one of ``pool``, ``others``, ``hard``, ``counterfactual`` or a list of them
     (mixed round-robin); ``position``: ``first``, ``last``, ``random`` or ``interleaved``.
@@ -201,4 +212,7 @@ def stress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]], **kwar
     ...                 levels=[0, 2], judge="fake")  # doctest: +SKIP
     >>> report.curve()["metrics"]["noise_sensitivity_irrelevant"]  # doctest: +SKIP
     """
-    return run_sync(astress(golden, **kwargs), hint="use `await astress(...)`")
+    try:
+        return run_sync(astress(golden, **kwargs), hint="use `await astress(...)`")
+    except PipelineInterrupted as exc:  # raised here, not in the loop, so asyncio stays tidy
+        raise KeyboardInterrupt(str(exc)) from None
