@@ -31,6 +31,7 @@ EXTRAS: dict[str, tuple[tuple[str, ...], str]] = {
     "tables": (("pandas", "pyarrow"), "pip install -e '.[tables]'"),
     "hf": (("datasets",), "pip install -e '.[hf]'"),
     "plot": (("matplotlib",), "pip install -e '.[plot]'"),
+    "report-test": (("playwright", "html5lib"), "pip install -e '.[report-test]'"),
 }
 
 

@@ -147,3 +147,17 @@ def test_no_memo_file_when_the_cache_is_off(tmp_path: Path, monkeypatch: pytest.
     big.write_bytes(b"\x03" * (2 << 20))
     file_digest(big)
     assert not any(p.name == "file-digests.json" for p in tmp_path.rglob("*"))
+
+
+def test_the_attribution_prompt_counts_only_where_it_is_used(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    require_extra("openai")
+    from noisegauge import get_judge
+    from noisegauge.judges.llm import attribution
+
+    url = {"base_url": "http://127.0.0.1:9/v1", "api_key": "sk-test-123456"}
+    plain, tracing = get_judge("openai:m", **url), get_judge("openai:m", misattribution="llm", **url)
+    before = judge_identity(plain), judge_identity(tracing)
+    monkeypatch.setattr(attribution, "_SYSTEM", attribution._SYSTEM + " ")
+    assert judge_identity(plain) == before[0]  # extraction and checks keep their cache
+    assert judge_identity(tracing) != before[1]
