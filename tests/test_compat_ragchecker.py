@@ -121,7 +121,7 @@ def _rc(rec: dict[str, Any]) -> dict[str, float]:
         return rc_metrics(rec)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(records())
 def test_compat_equals_ragcheckers_computation_on_every_matrix(rec: dict[str, Any]) -> None:
     ours = compute_metrics(_verdicts(rec), compat="ragchecker")
@@ -134,7 +134,7 @@ def test_compat_equals_ragcheckers_computation_on_every_matrix(rec: dict[str, An
             assert ours[name].value == expected, (name, rec)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(records())
 def test_default_differs_from_ragchecker_only_where_a_denominator_is_empty(
         rec: dict[str, Any]) -> None:
