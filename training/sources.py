@@ -57,7 +57,7 @@ def load_nli(bench: Any, data: Path) -> dict[str, list[Any]]:
         s2 = (nli / "snli" / f"s2.{split}").read_text(encoding="utf-8").splitlines()
         lab = (nli / "snli" / f"labels.{split}").read_text(encoding="utf-8").splitlines()
         rows += [item((_detok(p),), _detok(h), y.strip() == "entailment")
-                 for p, h, y in zip(s1, s2, lab)]
+                 for p, h, y in zip(s1, s2, lab, strict=False)]
     out["snli"] = _cap(rows, NLI_CAP, 2)
     adv = json.loads((nli / "advglue" / "dev.json").read_text(encoding="utf-8"))
     out["advglue"] = [item((r["premise"],), r["hypothesis"], r["label"] == 0)

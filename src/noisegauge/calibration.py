@@ -115,8 +115,8 @@ def _pairs_from_results(path: Path, rows: list[dict[str, Any]], samples: Path | 
 def balanced_accuracy(gold: Sequence[bool], pred: Sequence[bool]) -> float:
     pos = sum(gold)
     neg = len(gold) - pos
-    tp = sum(g and p for g, p in zip(gold, pred))
-    tn = sum(not g and not p for g, p in zip(gold, pred))
+    tp = sum(g and p for g, p in zip(gold, pred, strict=True))
+    tn = sum(not g and not p for g, p in zip(gold, pred, strict=True))
     if not pos or not neg:
         return (tp / pos) if pos else (tn / neg if neg else 0.0)
     return (tp / pos + tn / neg) / 2
@@ -153,10 +153,10 @@ async def _verdicts(judge: Judge, pairs: Sequence[Pair]) -> tuple[list[bool], li
 def evaluate_judge(spec: str, judge: Judge, pairs: Sequence[Pair], seed: int = 0) -> JudgeReport:
     preds, scores = asyncio.run(_verdicts(judge, pairs))
     gold = [p.label for p in pairs]
-    conf = {"tp": sum(g and q for g, q in zip(gold, preds)),
-            "fn": sum(g and not q for g, q in zip(gold, preds)),
-            "fp": sum(q and not g for g, q in zip(gold, preds)),
-            "tn": sum(not g and not q for g, q in zip(gold, preds))}
+    conf = {"tp": sum(g and q for g, q in zip(gold, preds, strict=True)),
+            "fn": sum(g and not q for g, q in zip(gold, preds, strict=True)),
+            "fp": sum(q and not g for g, q in zip(gold, preds, strict=True)),
+            "tn": sum(not g and not q for g, q in zip(gold, preds, strict=True))}
     return JudgeReport(spec, judge_identity(judge), tuple(preds),
                        tuple(scores) if scores is not None else None,
                        balanced_accuracy(gold, preds), bootstrap_ci(gold, preds, seed=seed), conf)

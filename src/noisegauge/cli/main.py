@@ -15,6 +15,8 @@ COMMANDS: dict[str, str] = {
     "stress": "noisegauge.cli.stress:stress",
     "compare": "noisegauge.cli.stress:compare",
     "calibrate": "noisegauge.cli.calibrate:calibrate",
+    "report": "noisegauge.cli.report:report",
+    "cache": "noisegauge.cli.cache:cache",
 }
 
 

@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.logging import RichHandler
 from rich.table import Table
 
+from ..engine.metrics import COMPAT_MODES, check_compat
 from ..errors import InvalidSample, NoiseGaugeError
 from ..infra.store import resolve_cache
 from ..io.readers import FORMATS, open_source
@@ -98,6 +99,8 @@ def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None) -
               help="Write one result per input row, in input order: .jsonl (default), "
                    ".json (RAGChecker format), .csv or .parquet. Resumes if interrupted.")
 @click.option("--out-format", type=click.Choice(OUTPUT_FORMATS), help="Force the output format.")
+@click.option("--report", "report_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="Also write a self-contained HTML report (see `noisegauge report`).")
 @click.option("--format", "input_format", type=click.Choice(FORMATS),
               help="Force the input format (default: from the extension and content).")
 @click.option("--metrics", help="Comma-separated metric names (default: all RAGChecker metrics); "
@@ -114,11 +117,15 @@ def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None) -
 @click.option("--restart", is_flag=True, help="Ignore results left by an interrupted run.")
 @click.option("--strict", is_flag=True, help="Stop at the first bad row (exit 2).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or notes on stderr.")
+@click.option("--compat", type=click.Choice(COMPAT_MODES),
+              help="ragchecker: RAGChecker's computation.py values (0.0) where a metric has no "
+                   "denominator, instead of undefined.")
 def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str | None,
-          out: Path | None, out_format: str | None, input_format: str | None, metrics: str | None,
+          out: Path | None, out_format: str | None, report_path: Path | None,
+          input_format: str | None, metrics: str | None,
           fail_above: tuple[str, ...], fail_below: tuple[str, ...], concurrency: int,
           cache_path: Path | None, no_cache: bool, restart: bool, strict: bool,
-          quiet: bool) -> None:
+          quiet: bool, compat: str | None) -> None:
     """Score every row of INPUT (JSONL, JSON, RAGChecker JSON, CSV, Parquet).
 
     Fields: user_input/question/query, response/answer, reference/ground_truth/gt_answer,
@@ -136,7 +143,7 @@ def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str 
         try:
             stats, cache_file = _run(input_path, judge_spec, base_url, api_key, out, out_format,
                                      input_format, metrics, gates, concurrency, cache_path,
-                                     no_cache, restart, strict, quiet)
+                                     no_cache, restart, strict, quiet, report_path, compat)
         except InvalidSample as exc:
             err.print(f"[red]error:[/red] {exc}; stopping (--strict). Finished rows are kept "
                       "for the next run.")
@@ -152,6 +159,8 @@ def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str 
         for _, reason in stats.first_errors[:5]:
             err.print(f"  {reason}", soft_wrap=True)
     _print_summary(stats, out, cache_file)
+    if report_path is not None:
+        Console(highlight=False).print(f"report: {report_path}")
     summary = stats.summary()
     failed = check_gates(gates, lambda name: summary[name].mean)
     for message in failed:
@@ -163,7 +172,9 @@ def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str 
 def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str | None,
          out: Path | None, out_format: str | None, input_format: str | None,
          metrics: str | None, gates: list[Gate], concurrency: int, cache_path: Path | None,
-         no_cache: bool, restart: bool, strict: bool, quiet: bool) -> tuple[RunStats, Path | None]:
+         no_cache: bool, restart: bool, strict: bool, quiet: bool,
+         report_path: Path | None = None,
+         compat: str | None = None) -> tuple[RunStats, Path | None]:
     if no_cache and cache_path is not None:
         raise click.UsageError("--cache and --no-cache contradict each other")
     if out is not None and input_path.exists() and out.exists() and out.samefile(input_path):
@@ -178,7 +189,7 @@ def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str |
             f"judge {judge_spec!r} does not take --base-url/--api-key ({exc})") from exc
     store = None if no_cache else resolve_cache(cache_path)
     try:
-        plan = build_plan(metrics, judge, store)
+        plan = build_plan(metrics, judge, store, check_compat(compat))
         for name, _, direction in gates:
             if name not in plan.names:
                 raise click.BadParameter(f"{name!r} is not among the scored metrics "
@@ -192,11 +203,17 @@ def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str |
                 logging.getLogger("noisegauge").info(
                     "resuming: %d finished rows found in %s", done, journal.path)
         progress = None if quiet else RichProgress(source.total, console=Console(stderr=True))
+        kept: dict[int, dict[str, Any]] = {}  # rows for --report (only then held in memory)
+
+        def keep(index: int, row: dict[str, Any], *_: Any) -> None:
+            kept[index] = row
+
         try:
             async def go() -> RunStats:
                 try:
                     return await arun(source, plan, concurrency=concurrency, strict=strict,
                                       journal=journal, keep_samples=fmt == "ragchecker",
+                                      on_result=keep if report_path is not None else None,
                                       progress=progress)
                 finally:
                     await aclose_judges([judge])  # in the loop that used it
@@ -205,6 +222,9 @@ def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str |
                 stats = asyncio.run(go())
             if journal is not None and out is not None and fmt is not None:
                 finalize(journal, stats.rows, out, fmt, plan.names)
+            if report_path is not None:
+                _write_report(report_path, input_path, [kept[i] for i in sorted(kept)],
+                              [g.identity for g in plan.groups])
         except BaseException:
             if journal is not None:
                 journal.close(remove=False)
@@ -213,3 +233,13 @@ def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str |
         if store is not None:
             store.close()
     return stats, (store.path if store is not None else None)
+
+
+def _write_report(path: Path, input_path: Path, rows: list[dict[str, Any]],
+                  judges: list[dict[str, Any]]) -> None:
+    from ..report import RunInfo, now_text, write_report
+
+    stamp = now_text()
+    write_report(path, rows, info=RunInfo(title=input_path.name, source=str(input_path),
+                                          judges=tuple(judges), scored_at=stamp,
+                                          generated_at=stamp))

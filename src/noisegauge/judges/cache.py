@@ -1,8 +1,10 @@
 """The judge cache: one wrapper around any judge, answers kept in the persistent store.
 
 The key is a hash of the judge's full identity (``judge_identity``: kind, model, base URL,
-prompt version, generation settings; never an API key), the method name and the input texts.
-Changing the model or the prompt version therefore never reuses a stale answer.
+generation settings and a digest of its prompts or weights; never an API key), the method
+name and the input texts. Changing the model, a prompt or the weights therefore never reuses a
+stale answer. The raw answers a provider reports (``record_raw``) are kept beside the parsed
+one, for audits (``noisegauge cache show KEY``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from .base import (
     SampleJudge,
     ScoredChecker,
     Usage,
+    capture_raw,
     judge_identity,
     record_usage,
 )
@@ -54,9 +57,11 @@ class CachedJudge:
         if isinstance(hit, list) and all(isinstance(c, str) for c in hit):
             record_usage(Usage(cached_calls=1))
             return hit
-        claims = await self.inner.extract(text, question)
+        with capture_raw() as raw:
+            claims = await self.inner.extract(text, question)
         if isinstance(claims, list) and all(isinstance(c, str) for c in claims):
-            self.store.put(key, claims)  # only well-formed answers are kept
+            # only well-formed answers are kept
+            self.store.put(key, claims, raw=raw, namespace=self._ns, method="extract")
         return claims
 
     def _lookup(self, method: str, premise: str, claims: Sequence[str]) -> list[Verdict] | None:
@@ -65,20 +70,28 @@ class CachedJudge:
             return [_DECODE[c] for c in hit]
         return None
 
-    def _save(self, method: str, premise: str, claims: Sequence[str], verdicts: Any) -> None:
+    def _save(self, method: str, premise: str, claims: Sequence[str], verdicts: Any,
+              raw: Sequence[str]) -> None:
         if (isinstance(verdicts, list) and len(verdicts) == len(claims)
                 and all(isinstance(v, Verdict) for v in verdicts)):
             self.store.put(self.store.key(self._ns, method, premise, list(claims)),
-                           "".join(_CODE[v] for v in verdicts))
+                           "".join(_CODE[v] for v in verdicts), raw=raw, namespace=self._ns,
+                           method=method)
 
     async def check(self, premise: str, claims: Sequence[str]) -> list[Verdict]:
         hit = self._lookup("check", premise, claims)
         if hit is not None:
             record_usage(Usage(cached_calls=1))
             return hit
-        verdicts = await self.inner.check(premise, claims)
-        self._save("check", premise, claims, verdicts)
+        with capture_raw() as raw:
+            verdicts = await self.inner.check(premise, claims)
+        self._save("check", premise, claims, verdicts, raw)
         return verdicts
+
+    async def _fresh_check(self, premise: str,
+                           claims: Sequence[str]) -> tuple[list[Verdict], list[str]]:
+        with capture_raw() as raw:
+            return await self.inner.check(premise, claims), raw
 
     async def check_many(self, premises: Sequence[str], claims: Sequence[str]) -> list[list[Verdict]]:
         """Cached per premise; only the missing premises reach the judge, in one batch when
@@ -95,15 +108,38 @@ class CachedJudge:
             return [f for f in found if f is not None]
         todo = [premises[j] for j in missing]
         if batch:
-            fresh = await self.inner.check_many(todo, claims)  # type: ignore[attr-defined]
+            # One call answers every premise: each keeps that call's raw answers.
+            with capture_raw() as raw:
+                fresh = await self.inner.check_many(todo, claims)  # type: ignore[attr-defined]
+            raws: list[list[str]] = [raw] * len(todo)
         else:
-            fresh = list(await asyncio.gather(*(self.inner.check(p, claims) for p in todo)))
+            pairs = await asyncio.gather(*(self._fresh_check(p, claims) for p in todo))
+            fresh, raws = [v for v, _ in pairs], [r for _, r in pairs]
         if len(fresh) != len(todo):
             return list(fresh)  # malformed: let the scorer's shape check report it
-        for j, verdicts in zip(missing, fresh):
-            self._save(method, premises[j], claims, verdicts)
+        for j, verdicts, raw in zip(missing, fresh, raws, strict=True):
+            self._save(method, premises[j], claims, verdicts, raw)
             found[j] = verdicts
         return [f if f is not None else [] for f in found]
+
+    async def find_sources(self, question: str, reference: str, chunks: Sequence[str],
+                           claims: Sequence[str]) -> Any:
+        """The wrapped judge's misattribution sources (when it offers them), cached."""
+        inner = getattr(self.inner, "find_sources", None)
+        if not callable(inner):
+            return None
+        key = self.store.key(self._ns, "find_sources", question, reference, list(chunks),
+                             list(claims))
+        hit = self.store.get(key)
+        if isinstance(hit, list) and len(hit) == len(claims):
+            record_usage(Usage(cached_calls=1))
+            return hit
+        with capture_raw() as raw:
+            found = await inner(question, reference, chunks, claims)
+        if isinstance(found, list) and len(found) == len(claims):
+            self.store.put(key, [dict(f) if f is not None else None for f in found], raw=raw,
+                           namespace=self._ns, method="find_sources")
+        return found
 
 
 class ScoredCachedJudge(CachedJudge):
@@ -127,7 +163,7 @@ class ScoredCachedJudge(CachedJudge):
         fresh = await inner.check_many_scored([premises[j] for j in missing], claims)
         if len(fresh) != len(missing):
             return list(fresh)  # malformed: let the scorer's shape check report it
-        for j, row in zip(missing, fresh):
+        for j, row in zip(missing, fresh, strict=True):
             if len(row) == len(claims) and all(isinstance(v, Verdict) for v, _ in row):
                 self.store.put(keys[j], {"v": "".join(_CODE[v] for v, _ in row),
                                          "s": [float(x) for _, x in row]})
@@ -141,7 +177,7 @@ def _decode_scored(hit: Any, claims: Sequence[str]) -> list[tuple[Verdict, float
     codes, scores = hit.get("v"), hit.get("s")
     if (isinstance(codes, str) and isinstance(scores, list) and len(codes) == len(claims)
             and len(scores) == len(claims) and all(c in _DECODE for c in codes)):
-        return [(_DECODE[c], float(x)) for c, x in zip(codes, scores)]
+        return [(_DECODE[c], float(x)) for c, x in zip(codes, scores, strict=True)]
     return None
 
 

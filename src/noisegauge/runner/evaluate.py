@@ -19,14 +19,14 @@ import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .._async import run_sync
-from ..engine.evidence import build_evidence
+from ..engine.evidence import Evidence, MisattributedSpan, build_evidence
 from ..engine.matrix import ClaimVerdicts
-from ..engine.metrics import MetricValue
+from ..engine.metrics import Compat, MetricValue
 from ..engine.summary import MetricSummary
 from ..errors import MissingDependency
 from ..infra.store import CacheOption, JudgeCache, resolve_cache
@@ -40,7 +40,7 @@ from ..scoring.results import SampleResult
 from .journal import Journal
 from .plan import aclose_judges, build_plan
 from .progress import RichProgress
-from .run import arun, finalize
+from .run import arun, finalize, input_record
 from .stats import RunStats
 
 __all__ = ["Report", "aevaluate", "evaluate", "result_from_row"]
@@ -50,12 +50,37 @@ def result_from_row(index: int, row: dict[str, Any], verdicts: dict[str, Any] | 
     """Rebuild a SampleResult from a stored output row and its verdicts (resumed rows)."""
     cv = ClaimVerdicts.from_dict(verdicts) if verdicts else None
     undefined = row.get("undefined") or {}
-    metrics = {name: MetricValue(v, undefined.get(name) if v is None else None)
-               for name, v in (row.get("metrics") or {}).items()}
+
+    def values(block: Any) -> dict[str, MetricValue]:
+        return {name: MetricValue(v, undefined.get(name) if v is None else None)
+                for name, v in (block or {}).items()}
+
+    evidence = _stored_hints(build_evidence(cv), row) if cv is not None else None
     return SampleResult(index=index, id=row.get("id"), status=row["status"],
-                        reason=row.get("reason"), metrics=metrics, verdicts=cv,
-                        evidence=build_evidence(cv) if cv is not None else None,
-                        usage=Usage.from_dict(dict(row.get("usage") or {})))
+                        reason=row.get("reason"), metrics=values(row.get("metrics")),
+                        verdicts=cv, evidence=evidence,
+                        usage=Usage.from_dict(dict(row.get("usage") or {})),
+                        diagnostics=values(row.get("diagnostics")))
+
+
+def _stored_hints(evidence: Evidence, row: dict[str, Any]) -> Evidence:
+    """Evidence rebuilt from verdicts lacks what needed the texts (closest chunk,
+    misattribution); take those from the stored row's claims."""
+    stored = row.get("response_claims") or []
+    if len(stored) != len(evidence.response_claims):
+        return evidence
+    claims = []
+    for c, s in zip(evidence.response_claims, stored, strict=True):
+        if s.get("text") != c.text:
+            return evidence
+        spans = tuple(MisattributedSpan(int(m["chunk"]), int(m["start"]), int(m["end"]),
+                                        str(m.get("detail", "")))
+                      for m in s.get("misattributed_spans") or [])
+        claims.append(replace(c, closest_chunk=s.get("closest_chunk"),
+                              closest_overlap=s.get("closest_overlap"),
+                              misattributed_from=tuple(s.get("misattributed_from") or ()),
+                              misattributed_spans=spans))
+    return replace(evidence, response_claims=tuple(claims))
 
 
 @dataclass
@@ -83,11 +108,15 @@ class Report:
         return self.stats.summary()
 
     def rows(self) -> Iterator[dict[str, Any]]:
-        """Output rows (the CONTRACTS JSONL shape plus ``index``), in input order."""
-        for i, r in enumerate(self.results):
+        """Output rows (the CONTRACTS JSONL shape plus ``index``, ``judges`` and the
+        ``input`` texts), in input order."""
+        for i, (r, s) in enumerate(zip(self.results, self.samples, strict=True)):
             row = {"index": i, **r.to_row()}
             for name in self.metrics:
                 row["metrics"].setdefault(name, r.value(name))
+            row["judges"] = list(self.judges)
+            if s is not None:
+                row["input"] = input_record(s)
             yield row
 
     def to_pandas(self) -> Any:
@@ -97,7 +126,7 @@ class Report:
         except ImportError as exc:
             raise MissingDependency("Report.to_pandas()", "tables", "pandas") from exc
         records = []
-        for r, s in zip(self.results, self.samples):
+        for r, s in zip(self.results, self.samples, strict=True):
             rec: dict[str, Any] = {"id": r.id, "status": r.status, "reason": r.reason,
                                    "user_input": s.user_input if s else None,
                                    "response": s.response if s else None,
@@ -116,7 +145,7 @@ class Report:
         target = Path(path)
         tmp = target.with_name(f".{target.name}.tmp")
         writer = open_writer(tmp, fmt, self.metrics)
-        for row, r, s in zip(self.rows(), self.results, self.samples):
+        for row, r, s in zip(self.rows(), self.results, self.samples, strict=True):
             writer.add(row["index"], row, s, r.verdicts.to_dict() if r.verdicts else None)
         writer.close()
         os.replace(tmp, target)
@@ -131,12 +160,26 @@ class Report:
     def to_parquet(self, path: str | os.PathLike[str]) -> Path:
         return self._write(path, "parquet")
 
+    def to_html(self, path: str | os.PathLike[str], *, title: str = "noisegauge run",
+                compare: Report | None = None, stress: str | os.PathLike[str] | None = None) -> Path:
+        """A self-contained HTML report (no network needed to open it): the metric family,
+        the noise modes against the reading bands, the retrieval-vs-generator diagnosis and
+        every sample with its claims highlighted. ``compare``: another run of the same inputs;
+        ``stress``: a ``noisegauge stress`` output directory."""
+        from ..report import RunInfo, now_text, write_report
+
+        stamp = now_text()
+        info = RunInfo(title=title, judges=tuple(self.judges), scored_at=stamp, generated_at=stamp)
+        other = list(compare.rows()) if compare is not None else None
+        return write_report(path, list(self.rows()), info=info, compare=other,
+                            compare_label="other run", stress=stress)
+
     def to_ragchecker(self, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
         """RAGChecker's JSON (claims, Entailment/Neutral/Contradiction matrices, per-sample
         metrics under its names, grouped aggregate); also written to ``path`` if given."""
         buf = io.StringIO()
         writer = RagcheckerWriter(buf)
-        for row, r, s in zip(self.rows(), self.results, self.samples):
+        for row, r, s in zip(self.rows(), self.results, self.samples, strict=True):
             writer.add(row["index"], row, s, r.verdicts.to_dict() if r.verdicts else None)
         writer.close()
         if path is not None:
@@ -156,7 +199,8 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
                     judge: Judge | str | None = None, concurrency: int = 8,
                     cache: CacheOption | JudgeCache = None, out: str | os.PathLike[str] | None = None,
                     out_format: str | None = None, resume: bool = True, strict: bool = False,
-                    progress: bool | None = None, format: str | None = None) -> Report:
+                    progress: bool | None = None, format: str | None = None,
+                    compat: Compat | None = None) -> Report:
     """Score ``dataset`` with ``metrics`` (objects or names; default: every RAGChecker metric
     with ``judge``, default ``"lexical"``). Each sample is judged once per distinct judge.
 
@@ -166,6 +210,8 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
     off, or a path. ``out``: also write results there (format from the extension or
     ``out_format``), resuming from ``OUT.partial`` if a previous run was interrupted.
     ``strict``: raise ``InvalidSample`` at the first bad row instead of an ``error`` row.
+    ``compat="ragchecker"``: RAGChecker's ``computation.py`` values where a denominator is
+    empty (0.0) instead of our typed undefined (README: "Exact compatibility").
     """
     source = open_source(dataset, format)
     store = resolve_cache(cache)
@@ -177,7 +223,7 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
         results[index] = (result or result_from_row(index, row, verdicts), sample)
 
     try:
-        plan = build_plan(metrics, judge, store)
+        plan = build_plan(metrics, judge, store, compat)
         journal = fmt = None
         if out is not None:
             fmt = output_format(Path(out), out_format)
@@ -211,9 +257,10 @@ def evaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None = None, 
              judge: Judge | str | None = None, concurrency: int = 8,
              cache: CacheOption | JudgeCache = None, out: str | os.PathLike[str] | None = None,
              out_format: str | None = None, resume: bool = True, strict: bool = False,
-             progress: bool | None = None, format: str | None = None) -> Report:
+             progress: bool | None = None, format: str | None = None,
+             compat: Compat | None = None) -> Report:
     """Synchronous ``aevaluate`` (inside a running event loop use ``await aevaluate(...)``)."""
     return run_sync(aevaluate(dataset, metrics, judge=judge, concurrency=concurrency, cache=cache,
                               out=out, out_format=out_format, resume=resume, strict=strict,
-                              progress=progress, format=format),
+                              progress=progress, format=format, compat=compat),
                     hint="use `await aevaluate(...)`")

@@ -85,7 +85,7 @@ def _compile(trees: tuple[Tree, ...], version: str) -> Callable[[list[float]], f
     calling each ``Tree``, several times faster. Built only from the parsed numbers."""
     body = " + ".join(_expr(t, 0) for t in trees) or "0.0"
     code = compile(f"lambda x: {body}", f"<lexical weights {version}>", "eval")
-    fn: Callable[[list[float]], float] = eval(code, {"__builtins__": {}})  # noqa: S307
+    fn: Callable[[list[float]], float] = eval(code, {"__builtins__": {}})
     return fn
 
 
