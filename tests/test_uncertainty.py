@@ -61,11 +61,13 @@ def test_evidence_marks_verdicts_in_the_band_and_metrics_ignore_scores() -> None
     assert ev.response_claims[0].uncertain == ()
     assert ev.response_claims[1].uncertain == ("reference", 0)   # 0.45 and 0.55 lie in [0.4, 0.6)
     row = ev.to_dict()["response_claims"][1]
-    assert row["scores"] == {"reference": 0.45, "chunks": [0.55, 0.0]}
+    assert (row["reference_score"], row["chunk_scores"]) == (0.45, [0.55, 0.0])
     assert row["uncertain"] == ["reference", 0]
     plain = ClaimVerdicts(**{**cv.__dict__, "scores": None})
     assert compute_metrics(plain) == compute_metrics(cv)
-    assert "scores" not in build_evidence(plain).to_dict()["response_claims"][0]
+    unscored = build_evidence(plain).to_dict()["response_claims"][0]
+    assert (unscored["reference_score"], unscored["chunk_scores"], unscored["uncertain"]) == (
+        None, None, [])
     assert cv.uncertain_counts() == {"answer2response": (1, 2), "response2answer": (0, 1),
                                      "retrieved2response": (1, 4), "retrieved2answer": (0, 2)}
     assert scored_cv(band=None).uncertain_counts() == {}

@@ -92,12 +92,16 @@ class Evidence:
                  "misattributed_from": list(c.misattributed_from),
                  "misattributed_spans": [{"chunk": m.chunk, "start": m.start, "end": m.end,
                                           "detail": m.detail} for m in c.misattributed_spans],
-                 **_scored(c.chunk_scores, "reference", c.reference_score, c.uncertain)}
+                 "reference_score": c.reference_score,
+                 "chunk_scores": None if c.chunk_scores is None else list(c.chunk_scores),
+                 "uncertain": list(c.uncertain)}
                 for c in self.response_claims],
             "reference_claims": [
                 {"text": c.text, "entailed_by": list(c.entailed_by), "in_response": c.in_response,
                  "response_verdict": c.response_verdict.value,
-                 **_scored(c.chunk_scores, "response", c.response_score, c.uncertain)}
+                 "response_score": c.response_score,
+                 "chunk_scores": None if c.chunk_scores is None else list(c.chunk_scores),
+                 "uncertain": list(c.uncertain)}
                 for c in self.reference_claims],
             "chunks": [
                 {"index": c.index, "relevant": c.relevant,
@@ -105,14 +109,6 @@ class Evidence:
                  "entails_response_claims": list(c.entails_response_claims)}
                 for c in self.chunks],
         }
-
-
-def _scored(chunks: tuple[float, ...] | None, side: str, score: float | None,
-            uncertain: tuple[str | int, ...]) -> dict[str, Any]:
-    """The score keys of a claim's JSON, present only when the judge gave scores."""
-    if chunks is None:
-        return {}
-    return {"scores": {side: score, "chunks": list(chunks)}, "uncertain": list(uncertain)}
 
 
 def _doubts(scores: VerdictScores | None, side: str, own: float | None,
