@@ -28,6 +28,7 @@ import click
 from rich import box
 from rich.table import Table
 
+from ..engine.metrics import COMPAT_MODES, Compat, check_compat
 from ..errors import InvalidInput, InvalidSample, JudgeError, NoiseGaugeError
 from ..infra.secrets import register_secret
 from ..infra.store import JudgeCache, resolve_cache
@@ -52,19 +53,24 @@ EXIT_OK, EXIT_GATE, EXIT_USAGE, EXIT_ERRORS, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 def _table(stats: RunStats) -> Table:
     table = Table(title="noisegauge summary", title_justify="left", box=box.SIMPLE_HEAD)
     table.add_column("metric", no_wrap=True)
-    for col in ("mean", "95% CI", "n", "undefined", "errors"):
+    doubt = stats.uncertain_shares()  # only judges that score their verdicts
+    for col in ("mean", "95% CI", "n", "undefined", "errors", *(["uncertain"] if doubt else [])):
         table.add_column(col, justify="right", no_wrap=True)
     for name, s in stats.summary().items():
         mean = "undefined" if s.mean is None else f"{s.mean:.3f}"
         # One value has no spread: an interval there would claim a certainty it lacks.
         ci = "-" if s.ci is None or s.n < 2 else f"[{s.ci[0]:.3f}, {s.ci[1]:.3f}]"
-        table.add_row(name, mean, ci, str(s.n), str(s.undefined), str(s.errors))
+        extra = [f"{doubt[name]:.0%}" if name in doubt else "-"] if doubt else []
+        table.add_row(name, mean, ci, str(s.n), str(s.undefined), str(s.errors), *extra)
     return table
 
 
 def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None) -> None:
     console = stdout()
     console.print(_table(stats))
+    hint = stats.uncertain_hint()
+    if hint:
+        console.print(hint)
     st, u = stats.status, stats.usage
     cost = "unknown" if u.cost_usd is None else f"${u.cost_usd:.4f}"
     console.print(f"rows {stats.rows:,}: ok {st.get('ok', 0):,}, undefined "
@@ -164,6 +170,9 @@ def _make_judge(spec: str, settings: dict[str, Any]) -> Judge:
 @click.option("--restart", is_flag=True, help="Ignore results left by an interrupted run.")
 @click.option("--strict", is_flag=True, help="Stop at the first error row of any kind (exit 2).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or notes on stderr.")
+@click.option("--compat", type=click.Choice(COMPAT_MODES),
+              help="ragchecker: RAGChecker's computation.py values (0.0) where a metric has no "
+                   "denominator, instead of undefined.")
 def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str | None,
           timeout: float | None, max_retries: int | None, out: Path | None,
           out_format: str | None, report_path: Path | None, input_format: str | None,
@@ -171,7 +180,7 @@ def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str 
           fail_above: tuple[str, ...], fail_below: tuple[str, ...], max_error_rate: float | None,
           allow_errors: bool, max_consecutive_failures: int, max_chars: int, concurrency: int,
           cache_path: Path | None, no_cache: bool, restart: bool, strict: bool,
-          quiet: bool) -> None:
+          quiet: bool, compat: str | None) -> None:
     """Score every row of INPUT (JSONL, JSON, RAGChecker JSON, CSV, Parquet).
 
     Fields: user_input/question/query, response/answer, reference/ground_truth/gt_answer,
@@ -200,7 +209,7 @@ def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str 
                                       restart=restart, strict=strict, quiet=quiet,
                                       concurrency=concurrency, max_chars=max_chars,
                                       failures=max_consecutive_failures,
-                                      report_path=report_path)
+                                      report_path=report_path, compat=check_compat(compat))
         except InvalidSample as exc:
             error(f"{exc}; stopped (--strict). {_saved(out)}")
             raise SystemExit(EXIT_USAGE) from None
@@ -252,7 +261,8 @@ def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: 
          metrics: str | None, gates: list[Gate], cache_path: Path | None, no_cache: bool, *,
          out: Path | None, out_format: str | None, restart: bool, strict: bool, quiet: bool,
          concurrency: int, max_chars: int, failures: int,
-         report_path: Path | None = None) -> tuple[Report, Path | None]:
+         report_path: Path | None = None,
+         compat: Compat | None = None) -> tuple[Report, Path | None]:
     source = _open_input(input_path, input_format)
     judge = _make_judge(judge_spec, settings)
     names = [m.name for m in resolve_metrics(metrics, judge)]
@@ -270,7 +280,8 @@ def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: 
                                    # Rows stay in memory only for an HTML report.
                                    progress=not quiet, keep_results=report_path is not None,
                                    max_chars=max_chars,
-                                   max_consecutive_failures=failures or None)
+                                   max_consecutive_failures=failures or None,
+                                   compat=compat)
         finally:
             await aclose_judges([judge])  # in the loop that used it
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .._async import run_sync
-from ..engine.metrics import METRIC_NAMES
+from ..engine.metrics import METRIC_NAMES, Compat
 from ..engine.summary import MetricSummary
 from ..errors import InvalidInput, JudgeUnavailable, MissingDependency
 from ..infra.secrets import redact
@@ -209,7 +209,8 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
                     out_format: str | None = None, resume: bool = True, strict: bool = False,
                     progress: bool | None = None, format: str | None = None,
                     keep_results: bool = True, max_chars: int = MAX_TEXT_CHARS,
-                    max_consecutive_failures: int | None = 10) -> Report:
+                    max_consecutive_failures: int | None = 10,
+                    compat: Compat | None = None) -> Report:
     """Score ``dataset`` with ``metrics`` (objects or names; default: every RAGChecker metric
     with ``judge``, default ``"lexical"``). Each sample is judged once per distinct judge.
 
@@ -227,6 +228,8 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
     ``OUT.partial`` either way, for the next run. A bug raises as it is.
     ``keep_results=False`` keeps only the totals (bounded memory for huge runs).
     ``max_chars``: longest question, response, reference or chunk (longer: an error row).
+    ``compat="ragchecker"``: RAGChecker's ``computation.py`` values where a denominator is
+    empty (0.0) instead of our typed undefined (README: "Exact compatibility").
     """
     source = open_source(dataset, format)
     store = resolve_cache(cache)
@@ -238,7 +241,7 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
         results[index] = (SampleResult.from_row(row, verdicts, index=index), sample)
 
     try:
-        plan = build_plan(metrics, judge, store)
+        plan = build_plan(metrics, judge, store, compat)
         try:
             await probe_judges(plan)
             stats = await _run(source, plan, concurrency=concurrency, out=out,
@@ -292,11 +295,13 @@ def evaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None = None, 
              out_format: str | None = None, resume: bool = True, strict: bool = False,
              progress: bool | None = None, format: str | None = None,
              keep_results: bool = True, max_chars: int = MAX_TEXT_CHARS,
-             max_consecutive_failures: int | None = 10) -> Report:
+             max_consecutive_failures: int | None = 10,
+             compat: Compat | None = None) -> Report:
     """Synchronous ``aevaluate`` (inside a running event loop use ``await aevaluate(...)``)."""
     return run_sync(aevaluate(dataset, metrics, judge=judge, concurrency=concurrency, cache=cache,
                               out=out, out_format=out_format, resume=resume, strict=strict,
                               progress=progress, format=format, keep_results=keep_results,
                               max_chars=max_chars,
-                              max_consecutive_failures=max_consecutive_failures),
+                              max_consecutive_failures=max_consecutive_failures,
+                              compat=compat),
                     hint="use `await aevaluate(...)`")

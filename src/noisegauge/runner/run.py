@@ -98,7 +98,8 @@ class _Runner:
 
     async def judge(self, raw: RawRow, sample: Sample) -> tuple[RawRow, Sample, SampleResult]:
         results = await asyncio.gather(
-            *(ascore_sample(sample, g.judge, index=raw.index) for g in self.plan.groups))
+            *(ascore_sample(sample, g.judge, index=raw.index, compat=self.plan.compat)
+              for g in self.plan.groups))
         return raw, sample, merge(self.plan, results)
 
     def emit(self, raw: RawRow, result: SampleResult, sample: Sample | None) -> None:

@@ -21,7 +21,7 @@ from ..engine.evidence import (
     build_evidence,
 )
 from ..engine.matrix import ClaimVerdicts
-from ..engine.metrics import METRIC_NAMES, NO_RESPONSE_CLAIMS, MetricValue, compute_metrics
+from ..engine.metrics import METRIC_NAMES, NO_RESPONSE_CLAIMS, Compat, MetricValue, compute_metrics
 from ..judges.base import Usage
 from ..verdicts import Verdict
 from .failures import ErrorKind
@@ -117,6 +117,8 @@ class SampleResult:
             "response_claims": ev["response_claims"] if ev else [],
             "reference_claims": ev["reference_claims"] if ev else [],
             "chunks": ev["chunks"] if ev else [],
+            **({"uncertain": {k: list(v) for k, v in self.verdicts.uncertain_counts().items()}}
+               if self.verdicts is not None and self.verdicts.scores is not None else {}),
             "usage": {"calls": usage.calls, "cached_calls": usage.cached_calls,
                       "retries": usage.retries, "prompt_tokens": usage.prompt_tokens,
                       "completion_tokens": usage.completion_tokens, "cost_usd": usage.cost_usd},
@@ -154,6 +156,10 @@ class SampleResult:
                    diagnostics=values(row.get("diagnostics")))
 
 
+def _floats(values: Sequence[float] | None) -> tuple[float, ...] | None:
+    return None if values is None else tuple(values)
+
+
 def evidence_from_dict(data: Mapping[str, Any]) -> Evidence | None:
     """Evidence from its ``to_dict`` form (None when there is none: no claims, no chunks)."""
     resp, ref, chunks = (data.get("response_claims") or [], data.get("reference_claims") or [],
@@ -169,11 +175,15 @@ def evidence_from_dict(data: Mapping[str, Any]) -> Evidence | None:
             misattributed_from=tuple(c.get("misattributed_from") or ()),
             misattributed_spans=tuple(MisattributedSpan(int(m["chunk"]), int(m["start"]),
                                                         int(m["end"]), str(m.get("detail", "")))
-                                      for m in c.get("misattributed_spans") or ()))
+                                      for m in c.get("misattributed_spans") or ()),
+            reference_score=c.get("reference_score"), chunk_scores=_floats(c.get("chunk_scores")),
+            uncertain=tuple(c.get("uncertain") or ()))
             for c in resp),
         reference_claims=tuple(ReferenceClaimEvidence(
             text=c["text"], entailed_by=tuple(c["entailed_by"]), in_response=c["in_response"],
-            response_verdict=Verdict(c["response_verdict"])) for c in ref),
+            response_verdict=Verdict(c["response_verdict"]),
+            response_score=c.get("response_score"), chunk_scores=_floats(c.get("chunk_scores")),
+            uncertain=tuple(c.get("uncertain") or ())) for c in ref),
         chunks=tuple(ChunkEvidence(index=c["index"], relevant=c["relevant"],
                             entails_reference_claims=tuple(c["entails_reference_claims"]),
                             entails_response_claims=tuple(c["entails_response_claims"]))
@@ -247,11 +257,13 @@ def with_misattributions(result: SampleResult,
 def result_from_verdicts(cv: ClaimVerdicts, *, index: int | None = None, id: str | None = None,
                          usage: Usage | None = None,
                          chunks: Sequence[str] | None = None,
-                         reference: str = "", question: str = "") -> SampleResult:
+                         reference: str = "", question: str = "",
+                         compat: Compat | None = None) -> SampleResult:
     """Metrics, status and evidence of a judged sample; ``chunks`` (with the ``reference``
     and ``question`` texts) enable provenance hints and misattribution for wrong claims no
-    chunk entails."""
-    metrics = compute_metrics(cv)
+    chunk entails; ``compat="ragchecker"`` gives RAGChecker's values where a denominator is
+    empty (the status still says why)."""
+    metrics = compute_metrics(cv, compat=compat)
     status: Status = "ok"
     reason = None
     if not cv.response_claims:
