@@ -56,20 +56,45 @@ def _fork(args: list[str]) -> Any:
     return proc
 
 
+class _Lines:
+    """Complete lines in a growing file, counted incrementally (cheap to poll)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.offset = self.count = 0
+
+    def __call__(self) -> int:
+        try:
+            with self.path.open("rb") as fh:
+                if fh.seek(0, os.SEEK_END) < self.offset:  # truncated or replaced: recount
+                    self.offset = self.count = 0
+                fh.seek(self.offset)
+                data = fh.read()
+        except FileNotFoundError:
+            self.offset = self.count = 0
+            return 0
+        self.count += data.count(b"\n")
+        self.offset += data.rfind(b"\n") + 1
+        return self.count
+
+
 def kill_at_random(args: list[str], journal: Path, *, kills: int, late_kills: int = 3,
                    seed: int = 0) -> dict[str, Any]:
     """Run the command again and again, each time SIGKILLed at a random moment, then once to
-    the end. The moments come from the command's own timing, measured first by a whole run
-    (whose output is the reference): ``kills`` of them within its start-up and a little way
-    into the rows (lock, load, truncate, appends...), so the run cannot finish early; then
-    ``late_kills`` anywhere in a whole run (the final write and rename included)."""
+    the end. A first whole run gives the reference output and the start-up time. Of the
+    ``kills``, some land at a random moment of the start-up (lock, load, truncate), the
+    others right after 1 or 2 more rows are journaled (a random 0-10 ms later: mid-append,
+    mid-row), so each attempt moves the run on by a row or two whatever the machine's
+    speed, and it cannot finish early; then ``late_kills`` land anywhere in a whole run (the
+    final write and rename included)."""
     rng = random.Random(seed)
     out = journal.with_name(journal.name.removesuffix(".partial"))
+    lines = _Lines(journal)
     start = time.monotonic()
     proc = _fork(args)
     first_row = None
     while proc.is_alive():
-        if first_row is None and journal.exists() and journal.stat().st_size > 200:
+        if first_row is None and lines() > 1:
             first_row = time.monotonic() - start
         time.sleep(0.002)
     total = time.monotonic() - start
@@ -78,10 +103,21 @@ def kill_at_random(args: list[str], journal: Path, *, kills: int, late_kills: in
     out.unlink()  # start over from nothing
     stats: dict[str, Any] = {"killed": 0, "finished_early": 0, "reference": reference,
                              "journal_sizes": []}
-    early = first_row + 0.03 * (total - first_row)
     for k in range(kills + late_kills):
+        before = lines()
         proc = _fork(args)
-        time.sleep(rng.uniform(0, early if k < kills else total))
+        if k >= kills:
+            time.sleep(rng.uniform(0, total))
+        else:
+            # Start-up kills at a random moment, row kills after 1 or 2 new rows; either
+            # way never later than 2 new rows, however fast the machine is right now.
+            in_startup = rng.random() < 0.4
+            target = before + (2 if in_startup else rng.randint(1, 2))
+            deadline = time.monotonic() + (rng.uniform(0, first_row) if in_startup else 30)
+            while proc.is_alive() and lines() < target and time.monotonic() < deadline:
+                time.sleep(0.001)
+            if not in_startup:
+                time.sleep(rng.uniform(0, 0.01))
         if proc.is_alive():
             os.kill(proc.pid, signal.SIGKILL)
             stats["killed"] += 1
@@ -102,12 +138,12 @@ def test_fifty_random_kills_lose_nothing(tmp_path: Path, monkeypatch: pytest.Mon
     import noisegauge.cli.score  # noqa: F401  (imported once, before the forks)
 
     monkeypatch.setitem(JUDGE_FACTORIES, "slow", "batch_helpers:make_slow_judge")
-    data = rows(120)
+    data = rows(150)
     src = _write(tmp_path / "in.jsonl", data)
     out = tmp_path / "out.jsonl"
     args = [str(src), "--judge", "slow:0.001", "--out", str(out), "--no-cache", "-q",
             "--concurrency", "4"]
-    stats = kill_at_random(args, journal_path(out), kills=50, late_kills=3)
+    stats = kill_at_random(args, journal_path(out), kills=50, late_kills=2)
     assert stats["killed"] >= 50 and stats["finished_early"] == 0, stats
     assert stats["final_exit"] == 0, stats
     assert len(set(stats["journal_sizes"])) >= 8  # kills landed all along the run

@@ -103,8 +103,12 @@ def test_stress_outputs_and_generation_cache_are_clean(echoing: Any, tmp_path: P
 
 
 @pytest.fixture(autouse=True)
-def _forget_secrets() -> Any:
+def _own_registry() -> Any:
+    """Each test starts from an empty registry (others in this process register keys too)."""
+    saved = set(secrets._registered)
+    secrets._registered.clear()
+    secrets._env = None
     yield
-    secrets._registered.discard(OTHER)
-    secrets._registered.discard(KEY)
+    secrets._registered.clear()
+    secrets._registered.update(saved)
     secrets._env = None
