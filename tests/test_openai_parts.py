@@ -52,7 +52,7 @@ def test_several_texts_are_read_by_id_and_an_empty_list_is_a_real_answer():
     assert read_claims('["a"]', ["t1", "t2"]) == {}
 
 
-P, CL = ["p1", "p2"], ["c1", "c2"]
+PAIRS = {"p1": ["c1", "c2"], "p2": ["c1", "c2"]}
 FULL = {("p1", "c1"): E, ("p1", "c2"): N, ("p2", "c1"): C, ("p2", "c2"): E}
 
 
@@ -67,21 +67,21 @@ FULL = {("p1", "c1"): E, ("p1", "c2"): N, ("p2", "c1"): C, ("p2", "c2"): E}
      {"premise": "p2", "claim": "c2", "verdict": "entailed"}],
 ])
 def test_verdict_shapes_models_drift_to_are_read_by_id(answer):
-    assert read_verdicts(json.dumps(answer), P, CL) == FULL
+    assert read_verdicts(json.dumps(answer), PAIRS) == FULL
 
 
 def test_unknown_ids_and_bad_values_count_as_missing():
     text = '{"p1": {"c1": "entailed", "c2": "maybe", "c9": "entailed"}, "p7": {"c1": "neutral"}}'
-    assert read_verdicts(text, P, CL) == {("p1", "c1"): E}
+    assert read_verdicts(text, PAIRS) == {("p1", "c1"): E}
 
 
 def test_truncated_answer_keeps_only_complete_verdicts():
     text = '{"p1": {"c1": "entailed", "c2": "neutral"}, "p2": {"c1": "contra'
-    assert read_verdicts(text, P, CL) == {("p1", "c1"): E, ("p1", "c2"): N}
+    assert read_verdicts(text, PAIRS) == {("p1", "c1"): E, ("p1", "c2"): N}
 
 
 def test_flat_answer_for_a_single_premise():
-    assert read_verdicts('{"c1": "entailed", "c2": "neutral"}', ["p3"], CL) == {
+    assert read_verdicts('{"c1": "entailed", "c2": "neutral"}', {"p3": ["c1", "c2"]}) == {
         ("p3", "c1"): E, ("p3", "c2"): N}
 
 

@@ -1,0 +1,92 @@
+"""A fake server that behaves like llama-cpp-python's (``python -m llama_cpp.server``, 0.3.x)
+towards noisegauge, so tests cover what a real local server does without building it.
+
+What it copies (measured on llama-cpp-python 0.3.36 with Qwen2.5 0.5B/1.5B instruct GGUFs;
+``bench/real_server.py`` runs the real one):
+
+- ``response_format`` ``json_schema`` (or any type but ``text``/``json_object``) gets
+  **HTTP 500** with the pydantic validation error the real server sends;
+- ``{"type": "json_object", "schema": ...}`` is accepted and the answer follows the schema;
+- ``json_object`` without a schema is valid JSON in the shape a small model drifts to: a
+  flat ``{"p1": "contradicted"}`` when each premise lists one claim, else a list of
+  ``{"premise", "claim", "verdict"}`` records;
+- plain text is prefixed with a line of chatter ("Mark the id of each claim:");
+- one slot: requests are answered one at a time (``service_time`` seconds each), so
+  concurrent requests queue inside the server, and one the client gave up on still runs;
+- ``GET /v1/models`` lists the GGUF path, ``owned_by: "me"``; any model name is accepted.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from typing import Any
+
+from .fake_openai import FakeOpenAIServer, FakeRequest, Responder
+
+__all__ = ["LlamaCppPythonServer", "llama_cpp_validation_error"]
+
+
+def llama_cpp_validation_error(value: object) -> dict[str, Any]:
+    """The body llama-cpp-python answers an unsupported ``response_format`` type with."""
+    detail = (f"1 validation error:\n  {{'type': 'literal_error', 'loc': ('body', "
+              f"'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", "
+              f"'input': {value!r}, 'ctx': {{'expected': \"'text' or 'json_object'\"}}}}\n\n"
+              f"  File \"llama_cpp/server/app.py\", line 376, in create_chat_completion\n"
+              f"    POST /v1/chat/completions")
+    return {"error": {"message": detail, "type": "internal_server_error", "param": None,
+                      "code": None}}
+
+
+def _drift(answer: str) -> str:
+    """A schema-less JSON answer reshaped the way small models shape it."""
+    try:
+        value = json.loads(answer)
+    except ValueError:
+        return answer
+    if not isinstance(value, dict) or not value or not all(
+            k.startswith("p") and isinstance(v, dict) for k, v in value.items()):
+        return answer  # not a verdict answer: claims come back as asked
+    if all(len(row) == 1 for row in value.values()):
+        return json.dumps({p: next(iter(row.values())) for p, row in value.items()})
+    return json.dumps([{"premise": p, "claim": c, "verdict": v}
+                       for p, row in value.items() for c, v in row.items()])
+
+
+class LlamaCppPythonServer(FakeOpenAIServer):
+    """``FakeOpenAIServer`` with llama-cpp-python's manners (module docstring)."""
+
+    def __init__(self, responder: Responder | None = None, *, service_time: float = 0.0,
+                 model_path: str = "/models/qwen2.5-1.5b-instruct-q4_k_m.gguf",
+                 **options: Any) -> None:
+        super().__init__(responder, **options)
+        self.service_time = service_time  #: seconds the single slot spends on each request
+        self.model_path = model_path
+        self.served: list[tuple[int, float, float]] = []  #: (seq, start, end) per answer
+        self._slot = threading.Lock()
+
+    def model_list(self) -> dict[str, Any]:
+        return {"object": "list", "data": [{"id": self.model_path, "object": "model",
+                                            "owned_by": "me", "permissions": []}]}
+
+    def _answer(self, request: FakeRequest) -> tuple[int, dict[str, Any], dict[str, str]]:
+        fmt = request.body.get("response_format")
+        kind = fmt.get("type") if isinstance(fmt, dict) else None
+        if kind is not None and kind not in ("text", "json_object"):
+            return 500, llama_cpp_validation_error(kind), {}
+        with self._slot:  # one slot: the next request waits here, as in the real server
+            start = time.monotonic()
+            if self.service_time:
+                time.sleep(self.service_time)
+            status, body, headers = super()._answer(request)
+            self.served.append((request.seq, start, time.monotonic()))
+        if status == 200 and isinstance(fmt, dict) and "schema" in fmt:
+            return status, body, headers  # the schema is enforced: the answer follows it
+        for choice in body.get("choices", []):
+            message = choice["message"]
+            if kind == "json_object":
+                message["content"] = _drift(message["content"])
+            else:
+                message["content"] = "Mark the id of each claim:\n" + message["content"]
+        return status, body, headers
