@@ -19,12 +19,19 @@ loops itself.
 Adaptive concurrency. A server with one slot (llama.cpp, llama-cpp-python) queues what we
 send; with 8 in flight every answer waits for 7 others, and the queue time counts against
 our timeout. So the limit starts at ``max_concurrency`` and is halved when a request times
-out, or when latency grows with the number in flight: a least-squares line through the
-last answers' (requests in flight when sent, seconds per estimated token) predicts at
-least twice the latency at the current limit as for a lone request. Each answer that does
-not show this grows the limit by ``1 / (2 * limit)`` (about one more slot per two limits'
-worth of answers), up to ``max_concurrency``. Only requests sent after a decrease can
-cause the next one, so one burst of timeouts halves the limit once.
+out, or when latency grows with the number in flight. Latency is measured in seconds per
+estimated token of the request, and "grows" means either of:
+
+- a least-squares line through the last answers' (requests in flight when sent, latency)
+  predicts at least twice a lone request's latency at the current limit (needs answers
+  sent at different loads, as at the start of a run or after a change of the limit);
+- at a steady load, the median latency of the latest answers is at least three times the
+  median of answers to requests that were alone in flight (the first request of a run
+  always is; three, not two, leaves room for requests of different kinds).
+
+Each answer that shows neither grows the limit by ``1 / (2 * limit)`` (about one more slot
+per two limits' worth of answers), up to ``max_concurrency``. Only requests sent after a
+decrease can cause the next one, so one burst of timeouts halves the limit once.
 
 Timeouts. A request we stop waiting for may still be running at the server; sending it
 again at once would make the server do the same work twice (with the same seed, for the
@@ -43,6 +50,7 @@ import asyncio
 import collections
 import math
 import random
+import statistics
 import time
 import weakref
 from collections.abc import Awaitable, Callable
@@ -189,6 +197,7 @@ class _Endpoint:
         self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
         self._ghosts: list[_Ghost] = []
         self._samples: collections.deque[tuple[int, float]] = collections.deque(maxlen=64)
+        self._alone: collections.deque[float] = collections.deque(maxlen=16)
         self._fresh = 0               # answers to requests sent since the last decrease
         self._changed = -math.inf     # when the limit was last decreased
 
@@ -265,7 +274,10 @@ class _Endpoint:
             self._lay(ghost)  # a later request was answered: the server is past it
         if not self.adaptive:
             return
-        self._samples.append((load, latency / max(1, tokens)))
+        unit = latency / max(1, tokens)
+        self._samples.append((load, unit))
+        if load == 1:
+            self._alone.append(unit)
         if sent < self._changed:
             return  # sent under the old limit: says nothing about the new one
         self._fresh += 1
@@ -287,8 +299,14 @@ class _Endpoint:
         self.lowest = min(self.lowest, self.capacity)
 
     def _queueing(self) -> bool:
-        """True when latency grows with load: twice a lone request's at the current limit."""
-        if len(self._samples) < self._MIN_SAMPLES or self.capacity < 2:
+        """True when latency grows with load (module docstring)."""
+        if self.capacity < 2:
+            return False
+        recent = [y for n, y in list(self._samples)[-max(4, self.capacity):] if n >= 2]
+        if self._alone and len(recent) >= 4 and (
+                statistics.median(recent) >= 3 * statistics.median(self._alone)):
+            return True
+        if len(self._samples) < self._MIN_SAMPLES:
             return False
         xs = [float(n) for n, _ in self._samples]
         ys = [y for _, y in self._samples]

@@ -11,19 +11,23 @@ What it copies (measured on llama-cpp-python 0.3.36 with Qwen2.5 0.5B/1.5B instr
   flat ``{"p1": "contradicted"}`` when each premise lists one claim, else a list of
   ``{"premise", "claim", "verdict"}`` records;
 - plain text is prefixed with a line of chatter ("Mark the id of each claim:");
-- one slot: requests are answered one at a time (``service_time`` seconds each), so
-  concurrent requests queue inside the server, and one the client gave up on still runs;
+- one slot, first come first served (the server's anyio lock): requests are answered one at
+  a time (``service_time`` seconds each) and queue inside the server; a request whose
+  client gave up while it was queued is dropped when its turn comes (the real server checks
+  ``request.is_disconnected()`` then), while one that was already running runs to the end;
 - ``GET /v1/models`` lists the GGUF path, ``owned_by: "me"``; any model name is accepted.
 """
 
 from __future__ import annotations
 
 import json
+import select
+import socket
 import threading
 import time
 from typing import Any
 
-from .fake_openai import FakeOpenAIServer, FakeRequest, Responder
+from .fake_openai import FakeOpenAIServer, FakeRequest, Responder, _Handler, _Server
 
 __all__ = ["LlamaCppPythonServer", "llama_cpp_validation_error"]
 
@@ -37,6 +41,17 @@ def llama_cpp_validation_error(value: object) -> dict[str, Any]:
               f"    POST /v1/chat/completions")
     return {"error": {"message": detail, "type": "internal_server_error", "param": None,
                       "code": None}}
+
+
+def _gone(connection: socket.socket | None) -> bool:
+    """Whether the client closed ``connection`` (readable, and reading would give EOF)."""
+    if connection is None:
+        return False
+    try:
+        readable, _, _ = select.select([connection], [], [], 0)
+        return bool(readable) and connection.recv(1, socket.MSG_PEEK) == b""
+    except OSError:
+        return True
 
 
 def _drift(answer: str) -> str:
@@ -64,23 +79,57 @@ class LlamaCppPythonServer(FakeOpenAIServer):
         self.service_time = service_time  #: seconds the single slot spends on each request
         self.model_path = model_path
         self.served: list[tuple[int, float, float]] = []  #: (seq, start, end) per answer
-        self._slot = threading.Lock()
+        self.arrived: dict[int, float] = {}  #: seq -> when the request reached the server
+        self.dropped: list[int] = []  #: requests whose client was gone when their turn came
+        self._turns = threading.Condition()
+        self._tickets = 0
+        self._serving = 0
+        self._local = threading.local()
+
+    def start(self, port: int = 0) -> LlamaCppPythonServer:
+        server = self
+
+        class Handler(_Handler):
+            owner = server
+
+            def do_POST(self) -> None:
+                server._local.connection = self.connection  # to see a client that left
+                super().do_POST()
+
+        self._httpd = _Server(("127.0.0.1", port), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.02,),
+                                        daemon=True, name="fake-llama-cpp")
+        self._thread.start()
+        return self
 
     def model_list(self) -> dict[str, Any]:
         return {"object": "list", "data": [{"id": self.model_path, "object": "model",
                                             "owned_by": "me", "permissions": []}]}
 
     def _answer(self, request: FakeRequest) -> tuple[int, dict[str, Any], dict[str, str]]:
+        self.arrived[request.seq] = time.monotonic()
         fmt = request.body.get("response_format")
         kind = fmt.get("type") if isinstance(fmt, dict) else None
         if kind is not None and kind not in ("text", "json_object"):
             return 500, llama_cpp_validation_error(kind), {}
-        with self._slot:  # one slot: the next request waits here, as in the real server
+        with self._turns:  # one slot, in arrival order
+            ticket = self._tickets
+            self._tickets += 1
+            self._turns.wait_for(lambda: self._serving == ticket)
+        try:
+            if _gone(getattr(self._local, "connection", None)):
+                self.dropped.append(request.seq)
+                return 400, {"detail": "Client closed request"}, {}
             start = time.monotonic()
             if self.service_time:
                 time.sleep(self.service_time)
             status, body, headers = super()._answer(request)
             self.served.append((request.seq, start, time.monotonic()))
+        finally:
+            with self._turns:
+                self._serving += 1
+                self._turns.notify_all()
         if status == 200 and isinstance(fmt, dict) and "schema" in fmt:
             return status, body, headers  # the schema is enforced: the answer follows it
         for choice in body.get("choices", []):
