@@ -182,7 +182,7 @@ def test_one_slot_server_brings_concurrency_down(monkeypatch):
         async def run() -> None:
             await asyncio.gather(*(judge.check(f"Premise {i}.", ["a claim"]) for i in range(40)))
         asyncio.run(run())
-    now, lowest, ceiling = judge.stats.concurrency
+    _, lowest, ceiling = judge.stats.concurrency
     assert ceiling == 8 and lowest <= 2
 
 

@@ -260,7 +260,7 @@ def test_a_timed_out_request_is_not_sent_again_while_it_may_still_run():
     assert info.value.attempts == 3 and info.value.timeouts == report.timeouts == 3
     starts = sorted((start, end) for _, start, end in server.log)
     assert len(starts) >= 2
-    for (_, end), (start, _) in zip(starts, starts[1:]):
+    for (_, end), (start, _) in itertools.pairwise(starts):
         assert start >= end - 0.01, "a retry ran while the timed-out copy was still running"
 
 

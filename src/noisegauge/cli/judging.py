@@ -19,12 +19,13 @@ log = logging.getLogger("noisegauge")
 
 
 def summary_usage_line(u: Usage) -> str:
-    """``judge: calls 58 (re-asks 3), retries 2 (timeouts 1), ...`` for the summary."""
+    """``judge: calls 58, cached 0, re-asks 3, retries 2, timeouts 1, ...`` for the summary
+    (calls include re-asks; retries include timeouts)."""
     cost = "unknown" if u.cost_usd is None else f"${u.cost_usd:.4f}"
-    return (f"judge: calls {u.calls:,} (re-asks {u.re_asks:,}), retries {u.retries:,} "
-            f"(timeouts {u.timeouts:,}), failed calls {u.failed_calls:,}, output-mode "
-            f"fallbacks {u.fallbacks:,}, cached {u.cached_calls:,}, tokens {u.prompt_tokens:,} "
-            f"prompt + {u.completion_tokens:,} completion, cost {cost}")
+    return (f"judge: calls {u.calls:,}, cached {u.cached_calls:,}, re-asks {u.re_asks:,}, "
+            f"retries {u.retries:,}, timeouts {u.timeouts:,}, failed calls {u.failed_calls:,}, "
+            f"output-mode fallbacks {u.fallbacks:,}, tokens {u.prompt_tokens:,} prompt + "
+            f"{u.completion_tokens:,} completion, cost {cost}")
 
 
 def endpoint_lines(judges: Sequence[Any]) -> list[str]:

@@ -168,7 +168,10 @@ class CanaryReport:
         """A loud message when the judge looks unfit, naming what it got wrong."""
         if self.ok:
             return None
-        wrong = "; ".join(f"{r.probe.id}: {r.error or repr(r.got)}" for r in self.failures()[:6])
+        errors: dict[str, list[str]] = {}  # one line per distinct error, not per probe
+        for r in self.failures():
+            errors.setdefault(r.error or repr(r.got), []).append(r.probe.id)
+        wrong = "; ".join(f"{', '.join(ids)}: {what}" for what, ids in list(errors.items())[:6])
         return (f"{self.line()} is below the bar ({THRESHOLD:.0%} and every kind of check "
                 f"passed once): this judge's scores are not trustworthy. Failed: {wrong}")
 

@@ -29,7 +29,7 @@ from typing import Any
 
 from .fake_openai import FakeOpenAIServer, FakeRequest, Responder, _Handler, _Server
 
-__all__ = ["LlamaCppPythonServer", "llama_cpp_validation_error"]
+__all__ = ["LlamaCppPythonServer", "RealLlamaServer", "llama_cpp_validation_error"]
 
 
 def llama_cpp_validation_error(value: object) -> dict[str, Any]:
@@ -139,3 +139,78 @@ class LlamaCppPythonServer(FakeOpenAIServer):
             else:
                 message["content"] = "Mark the id of each claim:\n" + message["content"]
         return status, body, headers
+
+
+class RealLlamaServer:
+    """The real llama-cpp-python server (``python -m llama_cpp.server``) on 127.0.0.1, as a
+    context manager: started with ``python`` (an interpreter that has
+    ``llama-cpp-python[server]``) on ``model`` (a GGUF file), stopped on exit.
+
+    ``nice`` lowers its CPU priority (it competes with everything else on the machine).
+    The server's output goes to ``log`` (a path) or is discarded.
+    """
+
+    def __init__(self, python: str, model: str, *, n_ctx: int = 4096, n_threads: int | None = None,
+                 nice: int = 10, startup_timeout: float = 600.0, log: str | None = None) -> None:
+        self.python = python
+        self.model = model
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads
+        self.nice = nice
+        self.startup_timeout = startup_timeout
+        self.log = log
+        self.port = 0
+        self._proc: Any = None
+        self._out: Any = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def __enter__(self) -> RealLlamaServer:
+        import os
+        import shutil
+        import subprocess
+        import urllib.request
+
+        with socket.socket() as sock:  # a free port
+            sock.bind(("127.0.0.1", 0))
+            self.port = sock.getsockname()[1]
+        cmd = [self.python, "-m", "llama_cpp.server", "--model", self.model, "--host",
+               "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx)]
+        if self.n_threads:
+            cmd += ["--n_threads", str(self.n_threads)]
+        if self.nice and shutil.which("nice"):
+            cmd = ["nice", "-n", str(self.nice), *cmd]
+        self._out = open(self.log, "ab") if self.log else None
+        out = self._out if self._out is not None else subprocess.DEVNULL
+        self._proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
+                                      env={**os.environ, "NO_PROXY": "127.0.0.1"})
+        deadline = time.monotonic() + self.startup_timeout
+        while time.monotonic() < deadline:
+            if self._proc.poll() is not None:
+                raise RuntimeError(f"llama_cpp.server exited with {self._proc.returncode} "
+                                   f"(command: {' '.join(cmd)}; log: {self.log or 'discarded'})")
+            try:
+                with urllib.request.urlopen(f"{self.url}/models", timeout=5) as answer:
+                    if answer.status == 200:
+                        return self
+            except OSError:
+                time.sleep(1.0)
+        self.__exit__()
+        raise RuntimeError(f"llama_cpp.server did not answer within {self.startup_timeout:g} s")
+
+    def __exit__(self, *exc: object) -> None:
+        import subprocess
+
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+        self._proc = None
+        if self._out is not None:
+            self._out.close()
+            self._out = None

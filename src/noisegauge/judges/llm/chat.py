@@ -248,6 +248,8 @@ class ChatEndpoint:
                 return await self._call(build(self.output_mode), self.output_mode, tokens), \
                     self.output_mode
             except _ModeRefused as exc:
+                self.stats.failed_calls += 1
+                record_usage(Usage(failed_calls=1))
                 raise JudgeUnavailable(
                     f"{self.describe(exc.error)} (the server does not support output mode "
                     f"{self.output_mode}; output_mode='auto' finds one it does)") from None
