@@ -85,6 +85,55 @@ def test_flat_answer_for_a_single_premise():
         ("p3", "c1"): E, ("p3", "c2"): N}
 
 
+def test_flat_premise_answers_are_read_when_each_premise_lists_one_claim():
+    # What a 1.5B model answered in issue 11: unambiguous, since p1 lists c1 only.
+    pairs = {"p1": ["c1"], "p2": ["c1"], "p3": ["c2"]}
+    text = '{"p1": "contradicted", "p2": "entailed", "p3": "Neutral"}'
+    assert read_verdicts(text, pairs) == {("p1", "c1"): C, ("p2", "c1"): E, ("p3", "c2"): N}
+    # With two claims listed for p1, a bare verdict for p1 says nothing about either.
+    assert read_verdicts('{"p1": "entailed"}', {"p1": ["c1", "c2"]}) == {}
+
+
+def test_a_lone_claim_id_is_read_when_one_premise_lists_it():
+    pairs = {"p1": ["c1"], "p2": ["c2", "c3"]}
+    text = '{"c1": "entailed", "c2": "refuted", "c3": "not supported"}'
+    assert read_verdicts(text, pairs) == {("p1", "c1"): E, ("p2", "c2"): C, ("p2", "c3"): N}
+    # c1 listed for two premises: a flat c1 could be either, so it is not read.
+    assert read_verdicts('{"c1": "entailed"}', {"p1": ["c1"], "p2": ["c1"]}) == {}
+
+
+@pytest.mark.parametrize("answer", [
+    {"p1": [{"claim": "c1", "verdict": "entailed"}, {"claim": "c2", "verdict": "neutral"}],
+     "p2": [{"c1": "contradicted"}, {"c2": "entailed"}]},
+    {"Premise 1": {"claim 1": "Supports", "Claim_2": "NOT ENOUGH INFO"},
+     "premise-2": {"c1: The claim's text": "Refutes", "[c2]": "entailment"}},
+    {"notes": "checked carefully", "result": [
+        {"premise_id": "p1", "claim_id": "c1", "label": "supported"},
+        {"premise_id": "p1", "claim_id": "c2", "label": "unrelated"},
+        {"premise_id": "p2", "claim_id": "c1", "label": "contradiction"},
+        {"premise_id": "p2", "claim_id": "c2", "label": "entails"}]},
+])
+def test_record_lists_spelled_ids_and_synonyms_are_read(answer):
+    assert read_verdicts(json.dumps(answer), PAIRS) == FULL
+
+
+@pytest.mark.parametrize("text", [
+    '{"p1": ["entailed", "neutral"], "p2": ["contradicted", "entailed"]}',  # positional
+    '{"p1": {"c1": "partially supported", "c2": "maybe"}}',                 # not a verdict
+    '{"1": {"1": "entailed"}}',                                             # bare numbers
+])
+def test_answers_that_need_a_guess_give_nothing(text):
+    assert read_verdicts(text, PAIRS) == {}
+
+
+def test_two_different_verdicts_for_one_cell_are_dropped_not_picked():
+    text = ('[{"premise": "p1", "claim": "c1", "verdict": "entailed"}, '
+            '{"premise": "p1", "claim": "c1", "verdict": "contradicted"}, '
+            '{"premise": "p1", "claim": "c2", "verdict": "neutral"}, '
+            '{"premise": "p1", "claim": "c2", "verdict": "neutral"}]')
+    assert read_verdicts(text, PAIRS) == {("p1", "c2"): N}
+
+
 def test_load_json_gives_none_for_prose():
     assert load_json("no json here") is None
 
