@@ -281,5 +281,5 @@ def test_a_call_that_keeps_timing_out_says_where_and_how_long(fake_openai_server
     with metered() as usage, pytest.raises(JudgeUnavailable) as info:
         asyncio.run(judge.check(PREMISES[0], CLAIMS))
     assert str(info.value) == (f"timed out after 0.3 s waiting for {fake_openai_server.url} "
-                               "(model qwen2.5-1.5b) (gave up after 1 attempts)")
+                               "(model qwen2.5-1.5b) (gave up after 1 attempt)")
     assert usage.timeouts == 1 and usage.failed_calls == 1 and usage.calls == 0

@@ -7,33 +7,25 @@ the server's answers unless one is forced) and returns the answers as
 the judge's ``JudgeStats``: answered calls, retries, timeouts, refused modes (fallbacks)
 and calls that failed for good.
 
-``ChatEndpoint.probe`` is the one cheap request before a run (``GET /models``, and a
-1-token chat call only when the model is not listed): an unreachable URL, a rejected key or
-an unknown model raise ``JudgeUnavailable`` within seconds, not after every row's retries.
-
-The API key lives only in the SDK client; messages built here are passed through
-``redact`` so it never reaches an error, a log line or a result.
+``ChatEndpoint.probe`` (``probe``) is the one cheap request before a run. The API key lives
+only in the SDK client; messages built here are passed through ``redact`` (``failures``)
+so it never reaches an error, a log line or a result.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import importlib
-import json
 import logging
-import re
 import weakref
 from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
 
 from ...errors import JudgeOutputError, JudgeUnavailable
 from ...infra.transport import (
     AttemptTimeout,
     CallReport,
-    Failure,
     Limits,
     RetriesExhausted,
     RetryPolicy,
@@ -42,7 +34,16 @@ from ...infra.transport import (
 )
 from ..base import Usage, record_usage
 from .batching import estimate_tokens
-from .modes import MODES, family_of, negotiation, refused, request_fields
+from .failures import (
+    NO_KEY,
+    ModeRefused,
+    body_text,
+    classify,
+    public_url,
+    redact,
+    register_secret,
+)
+from .modes import MODES, negotiation, refused, request_fields
 from .pricing import Price, cost_usd
 
 if TYPE_CHECKING:
@@ -54,7 +55,6 @@ log = logging.getLogger("noisegauge")
 
 #: Output modes one can force (``auto`` negotiates).
 OUTPUT_MODES = MODES
-NO_KEY = "no-key"
 
 
 @dataclass
@@ -85,92 +85,11 @@ class JudgeStats:
         return self.majority_share_sum / self.voted_verdicts if self.voted_verdicts else None
 
 
-def public_url(url: str) -> str:
-    """``url`` without user info or query string, which may carry credentials.
-
-    >>> public_url("https://user:secret@example.com:8443/v1/?key=abc")
-    'https://example.com:8443/v1'
-    """
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
-
-
-_BEARER = re.compile(r"(Bearer\s+)\S+", re.IGNORECASE)
-_SK = re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}")
-
-
-def redact(text: str, key: str | None) -> str:
-    """Mask ``key``, bearer tokens and anything shaped like an OpenAI key."""
-    if key and key != NO_KEY:
-        text = text.replace(key, "***")
-    return _SK.sub("sk-***", _BEARER.sub(r"\1***", text))
-
-
-def _register_secret(key: str) -> None:
-    """Hand the key to the process-wide redaction of everything written out
-    (``noisegauge.infra.secrets``, where that module exists)."""
-    try:
-        secrets = importlib.import_module("noisegauge.infra.secrets")
-    except ImportError:
-        return
-    register = getattr(secrets, "register", None) or getattr(secrets, "register_secret", None)
-    if callable(register):
-        register(key)
-
-
 async def _close_with_loop(client: AsyncOpenAI) -> AsyncGenerator[None, None]:
     try:
         yield
     finally:
         await client.close()
-
-
-def _retry_after(headers: Mapping[str, str]) -> float | None:
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is not None:
-            try:
-                return float(value) * scale
-            except ValueError:
-                return None  # an HTTP date: let backoff decide
-    return None
-
-
-def _body_text(exc: BaseException) -> str:
-    """An error answer's body (or message) as text, for reading what it names."""
-    body = getattr(exc, "body", None)
-    if body is None:
-        return str(exc)
-    return body if isinstance(body, str) else json.dumps(body, default=str)
-
-
-class _ModeRefused(Exception):
-    def __init__(self, mode: str, error: BaseException) -> None:
-        self.mode = mode
-        self.error = error
-        super().__init__(mode)
-
-
-def classify(exc: BaseException, mode: str | None = None) -> Failure:
-    """Which SDK errors are worth retrying, and when the server asked us to come back.
-    An answer that refuses the output ``mode`` is not (the next mode is tried instead)."""
-    import openai
-
-    if isinstance(exc, openai.APITimeoutError):
-        return Failure(retryable=True, timed_out=True)
-    if isinstance(exc, openai.APIConnectionError):
-        return Failure(retryable=True)
-    if isinstance(exc, openai.APIStatusError):
-        if mode is not None and refused(exc.status_code, _body_text(exc), mode):
-            return Failure(retryable=False)
-        if exc.status_code == 429 and getattr(exc, "code", None) == "insufficient_quota":
-            return Failure(retryable=False)  # out of credit: waiting will not help
-        retryable = exc.status_code in (408, 409, 429) or exc.status_code >= 500
-        return Failure(retryable, _retry_after(exc.response.headers) if retryable else None)
-    return Failure(retryable=False)
 
 
 class ChatEndpoint:
@@ -183,7 +102,7 @@ class ChatEndpoint:
         self.base_url = base_url
         self._api_key = api_key or NO_KEY  # the SDK insists on a key; local servers need none
         if api_key:
-            _register_secret(api_key)
+            register_secret(api_key)
         self.output_mode = output_mode
         self.temperature = temperature
         self.seed = seed
@@ -198,7 +117,7 @@ class ChatEndpoint:
             asyncio.AbstractEventLoop, tuple[AsyncOpenAI, AsyncGenerator[None, None]]] = (
             weakref.WeakKeyDictionary())
 
-    async def _client(self) -> AsyncOpenAI:
+    async def client(self) -> AsyncOpenAI:
         loop = asyncio.get_running_loop()
         entry = self._clients.get(loop)
         if entry is None:
@@ -247,7 +166,7 @@ class ChatEndpoint:
             try:
                 return await self._call(build(self.output_mode), self.output_mode, tokens), \
                     self.output_mode
-            except _ModeRefused as exc:
+            except ModeRefused as exc:
                 self.stats.failed_calls += 1
                 record_usage(Usage(failed_calls=1))
                 raise JudgeUnavailable(
@@ -259,7 +178,7 @@ class ChatEndpoint:
             if mode is not None:
                 try:
                     return await self._call(build(mode), mode, tokens), mode
-                except _ModeRefused:
+                except ModeRefused:
                     self._refused(mode)
                     continue
             # No mode known to work: one request at a time tries the next candidate.
@@ -269,7 +188,7 @@ class ChatEndpoint:
                 mode = neg.candidate()
                 try:
                     response = await self._call(build(mode), mode, tokens)
-                except _ModeRefused:
+                except ModeRefused:
                     self._refused(mode)
                     continue
                 neg.settle(mode)
@@ -294,13 +213,13 @@ class ChatEndpoint:
                 limits=self.limits, tokens=tokens, report=report)
         except RetriesExhausted as exc:
             self._failed(report)
-            raise JudgeUnavailable(f"{self.describe(exc.last)} (gave up after "
-                                   f"{exc.attempts} attempts)") from None
+            tries = "1 attempt" if exc.attempts == 1 else f"{exc.attempts} attempts"
+            raise JudgeUnavailable(f"{self.describe(exc.last)} (gave up after {tries})") from None
         except openai.APIStatusError as exc:
-            if refused(exc.status_code, _body_text(exc), mode):
+            if refused(exc.status_code, body_text(exc), mode):
                 self._count(report)
                 record_usage(Usage(retries=report.retries, timeouts=report.timeouts))
-                raise _ModeRefused(mode, exc) from None
+                raise ModeRefused(mode, exc) from None
             self._failed(report)
             raise JudgeUnavailable(self.describe(exc)) from None
         except openai.OpenAIError as exc:
@@ -310,7 +229,7 @@ class ChatEndpoint:
         return response
 
     async def _send(self, request: dict[str, Any]) -> Any:
-        return await (await self._client()).chat.completions.create(**request)
+        return await (await self.client()).chat.completions.create(**request)
 
     def _request(self, messages: list[dict[str, str]], name: str, schema: dict[str, Any],
                  mode: str, *, max_tokens: int, n: int, seed_offset: int) -> dict[str, Any]:
@@ -380,56 +299,8 @@ class ChatEndpoint:
             text += " (is the server running at that address?)"
         return redact(text, self._api_key)
 
-    # -- fail fast ---------------------------------------------------------------------------
-
     async def probe(self) -> None:
-        """Raise ``JudgeUnavailable`` unless the endpoint answers, takes the key and knows
-        the model. Costs ``GET /models``, plus a 1-token chat call when the model is not
-        listed (servers that serve one model accept any name) or there is no listing."""
-        import openai
+        """Fail fast on a wrong URL, key or model (``probe.probe``)."""
+        from .probe import probe
 
-        client = await self._client()
-        listed: list[tuple[str, str | None]] | None = None
-        wait = min(self.policy.timeout, 30.0)
-        try:
-            page = await asyncio.wait_for(client.models.list(timeout=wait), wait)
-            listed = [(m.id, getattr(m, "owned_by", None)) for m in page.data]
-        except (asyncio.TimeoutError, openai.APIConnectionError,
-                openai.AuthenticationError, openai.PermissionDeniedError) as exc:
-            raise JudgeUnavailable(self.describe(_timeout(exc, wait))) from None
-        except openai.OpenAIError:
-            listed = None  # no model listing here (404 and the like): ask the model itself
-        owners = dict(listed or [])
-        if self.model in owners:
-            self.negotiation.family = self.negotiation.family or family_of(owners[self.model])
-            return
-        try:
-            await asyncio.wait_for(client.chat.completions.create(
-                model=self.model, messages=[{"role": "user", "content": "Say OK."}],
-                max_tokens=1, temperature=0), self.policy.timeout)
-        except (openai.NotFoundError, openai.AuthenticationError, openai.PermissionDeniedError,
-                openai.APIConnectionError, asyncio.TimeoutError) as exc:
-            text = self.describe(_timeout(exc, self.policy.timeout))
-            if isinstance(exc, openai.NotFoundError) and owners:
-                text += f"; the server lists: {', '.join(sorted(owners)[:10])}"
-            raise JudgeUnavailable(text) from None
-        except openai.APIStatusError as exc:
-            if exc.status_code in (400, 422) and _names_unknown_model(_body_text(exc)):
-                raise JudgeUnavailable(self.describe(exc)) from None
-            log.debug("probe of %s: %s", public_url(self.base_url), self.describe(exc))
-
-
-def _timeout(exc: BaseException, seconds: float) -> BaseException:
-    """A timeout of either kind as one that says how long we waited."""
-    import openai
-
-    timed_out = isinstance(exc, (asyncio.TimeoutError, openai.APITimeoutError))
-    return AttemptTimeout(seconds) if timed_out else exc
-
-
-_UNKNOWN_MODEL = re.compile(r"model.{0,80}(not (be )?found|does not exist|unknown|invalid|"
-                            r"not available|no such)|(invalid|unknown) model", re.I | re.S)
-
-
-def _names_unknown_model(body: str) -> bool:
-    return bool(_UNKNOWN_MODEL.search(body))
+        await probe(self)
