@@ -145,7 +145,10 @@ def test_torn_last_line_and_changed_rows(tmp_path: Path) -> None:
     assert report.stats.resumed == 3
     expected = [r.to_row() for r in evaluate(data, None, judge=FakeJudge(), cache=False,
                                               progress=False).results]
-    assert [{k: v for k, v in r.items() if k != "index"} for r in _rows(out)] == expected
+    # The file rows add the position, the judges and the input texts to the result row.
+    extra = ("index", "judges", "input")
+    assert [{k: v for k, v in r.items() if k not in extra} for r in _rows(out)] == expected
+    assert [r["input"]["response"] for r in _rows(out)] == [d["response"] for d in data]
     assert [r.to_row() for r in report.results] == expected  # Report rebuilt from the journal
     assert not path.exists()
 

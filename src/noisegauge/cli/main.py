@@ -14,6 +14,7 @@ COMMANDS: dict[str, str] = {
     "score": "noisegauge.cli.score:score",
     "stress": "noisegauge.cli.stress:stress",
     "compare": "noisegauge.cli.stress:compare",
+    "report": "noisegauge.cli.report:report",
 }
 
 

@@ -99,6 +99,8 @@ def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None,
               help="Write one result per input row, in input order: .jsonl (default), "
                    ".json (RAGChecker format), .csv or .parquet. Resumes if interrupted.")
 @click.option("--out-format", type=click.Choice(OUTPUT_FORMATS), help="Force the output format.")
+@click.option("--report", "report_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="Also write a self-contained HTML report (see `noisegauge report`).")
 @click.option("--format", "input_format", type=click.Choice(FORMATS),
               help="Force the input format (default: from the extension and content).")
 @click.option("--metrics", help="Comma-separated metric names (default: all RAGChecker metrics); "
@@ -120,7 +122,8 @@ def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None,
 @click.option("--strict", is_flag=True, help="Stop at the first bad row (exit 2).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or notes on stderr.")
 def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str | None,
-          out: Path | None, out_format: str | None, input_format: str | None, metrics: str | None,
+          out: Path | None, out_format: str | None, report_path: Path | None,
+          input_format: str | None, metrics: str | None,
           fail_above: tuple[str, ...], fail_below: tuple[str, ...], concurrency: int,
           output_mode: str | None, max_concurrency: int | None,
           cache_path: Path | None, no_cache: bool, restart: bool, strict: bool,
@@ -145,7 +148,7 @@ def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str 
             stats, cache_file, judge, canaries = _run(
                 input_path, judge_spec, base_url, api_key, out, out_format, input_format,
                 metrics, gates, concurrency, cache_path, no_cache, restart, strict, quiet,
-                settings)
+                settings, report_path)
         except InvalidSample as exc:
             err.print(f"[red]error:[/red] {exc}; stopping (--strict). Finished rows are kept "
                       "for the next run.")
@@ -161,6 +164,8 @@ def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str 
         for _, reason in stats.first_errors[:5]:
             err.print(f"  {reason}", soft_wrap=True)
     _print_summary(stats, out, cache_file, (judge,), canaries)
+    if report_path is not None:
+        Console(highlight=False).print(f"report: {report_path}")
     summary = stats.summary()
     failed = check_gates(gates, lambda name: summary[name].mean)
     for message in failed:
@@ -173,7 +178,7 @@ def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str |
          out: Path | None, out_format: str | None, input_format: str | None,
          metrics: str | None, gates: list[Gate], concurrency: int, cache_path: Path | None,
          no_cache: bool, restart: bool, strict: bool, quiet: bool, settings: dict[str, Any],
-         ) -> tuple[RunStats, Path | None, Any, CanaryReport]:
+         report_path: Path | None = None) -> tuple[RunStats, Path | None, Any, CanaryReport]:
     if no_cache and cache_path is not None:
         raise click.UsageError("--cache and --no-cache contradict each other")
     if out is not None and input_path.exists() and out.exists() and out.samefile(input_path):
@@ -205,6 +210,11 @@ def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str |
                 logging.getLogger("noisegauge").info(
                     "resuming: %d finished rows found in %s", done, journal.path)
         progress = None if quiet else RichProgress(source.total, console=Console(stderr=True))
+        kept: dict[int, dict[str, Any]] = {}  # rows for --report (only then held in memory)
+
+        def keep(index: int, row: dict[str, Any], *_: Any) -> None:
+            kept[index] = row
+
         try:
             async def go() -> RunStats:
                 try:
@@ -212,6 +222,7 @@ def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str |
                         await check_canaries(group.judge, canaries, strict=strict)
                     return await arun(source, plan, concurrency=concurrency, strict=strict,
                                       journal=journal, keep_samples=fmt == "ragchecker",
+                                      on_result=keep if report_path is not None else None,
                                       progress=progress)
                 finally:
                     finish = getattr(watched, "finish", None)
@@ -223,6 +234,10 @@ def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str |
                 stats = asyncio.run(go())
             if journal is not None and out is not None and fmt is not None:
                 finalize(journal, stats.rows, out, fmt, plan.names)
+            if report_path is not None:
+                _write_report(report_path, input_path, [kept[i] for i in sorted(kept)],
+                              [{**g.identity, "canaries": canaries.score()}
+                               if canaries.total else g.identity for g in plan.groups])
         except BaseException:
             if journal is not None:
                 journal.close(remove=False)
@@ -231,3 +246,13 @@ def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str |
         if store is not None:
             store.close()
     return stats, (store.path if store is not None else None), judge, canaries
+
+
+def _write_report(path: Path, input_path: Path, rows: list[dict[str, Any]],
+                  judges: list[dict[str, Any]]) -> None:
+    from ..report import RunInfo, now_text, write_report
+
+    stamp = now_text()
+    write_report(path, rows, info=RunInfo(title=input_path.name, source=str(input_path),
+                                          judges=tuple(judges), scored_at=stamp,
+                                          generated_at=stamp))

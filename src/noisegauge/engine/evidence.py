@@ -9,10 +9,21 @@ from ..verdicts import Verdict
 from .matrix import ClaimVerdicts
 from .metrics import chunk_relevance, claim_flags
 
-__all__ = ["Bucket", "ResponseClaimEvidence", "ReferenceClaimEvidence", "ChunkEvidence",
+__all__ = ["Bucket", "MisattributedSpan", "ResponseClaimEvidence", "ReferenceClaimEvidence", "ChunkEvidence",
            "Evidence", "build_evidence"]
 
 Bucket = Literal["relevant_noise", "irrelevant_noise", "hallucination", "self_knowledge", "grounded"]
+
+
+@dataclass(frozen=True)
+class MisattributedSpan:
+    """Where chunk ``chunk`` states a wrong claim's detail about another entity:
+    ``chunk_text[start:end] == detail`` (e.g. "90-day")."""
+
+    chunk: int
+    start: int
+    end: int
+    detail: str
 
 
 @dataclass(frozen=True)
@@ -29,6 +40,10 @@ class ResponseClaimEvidence:
     #: For a claim no chunk entails: the chunk sharing most of its words (a hint, not a verdict).
     closest_chunk: int | None = None
     closest_overlap: float | None = None
+    #: For a hallucination whose wrong detail a chunk states about another entity: those
+    #: chunks, and the span of the detail in each (a diagnostic; no metric of the family reads it).
+    misattributed_from: tuple[int, ...] = ()
+    misattributed_spans: tuple[MisattributedSpan, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -64,7 +79,10 @@ class Evidence:
                 {"text": c.text, "correct": c.correct, "reference_verdict": c.reference_verdict.value,
                  "entailed_by": list(c.entailed_by), "contradicted_by": list(c.contradicted_by),
                  "bucket": c.bucket, "leaked_from": list(c.leaked_from),
-                 "closest_chunk": c.closest_chunk, "closest_overlap": c.closest_overlap}
+                 "closest_chunk": c.closest_chunk, "closest_overlap": c.closest_overlap,
+                 "misattributed_from": list(c.misattributed_from),
+                 "misattributed_spans": [{"chunk": m.chunk, "start": m.start, "end": m.end,
+                                          "detail": m.detail} for m in c.misattributed_spans]}
                 for c in self.response_claims],
             "reference_claims": [
                 {"text": c.text, "entailed_by": list(c.entailed_by), "in_response": c.in_response,

@@ -98,6 +98,24 @@ class CachedJudge:
         return [f if f is not None else [] for f in found]
 
 
+    async def find_sources(self, question: str, reference: str, chunks: Sequence[str],
+                           claims: Sequence[str]) -> Any:
+        """The wrapped judge's misattribution sources (when it offers them), cached."""
+        inner = getattr(self.inner, "find_sources", None)
+        if not callable(inner):
+            return None
+        key = self.store.key(self._ns, "find_sources", question, reference, list(chunks),
+                             list(claims))
+        hit = self.store.get(key)
+        if isinstance(hit, list) and len(hit) == len(claims):
+            record_usage(Usage(cached_calls=1))
+            return hit
+        found = await inner(question, reference, chunks, claims)
+        if isinstance(found, list) and len(found) == len(claims):
+            self.store.put(key, [dict(f) if f is not None else None for f in found])
+        return found
+
+
 def with_cache(judge: Judge, store: JudgeCache | None) -> Judge:
     """Wrap ``judge`` unless there is nothing to cache: no store, a judge that produces whole
     samples itself (``precomputed``), or one already wrapped."""

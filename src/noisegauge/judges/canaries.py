@@ -157,9 +157,13 @@ class CanaryReport:
     def failures(self) -> list[ProbeResult]:
         return [r for r in self.results + self.during if not r.passed]
 
+    def score(self) -> str:
+        """``9/12 (ng-canaries-1)``: for a judge's identity report (not its cache key)."""
+        return f"{self.passed}/{self.total} ({self.version})"
+
     def line(self) -> str:
         """``judge canaries 9/12 (ng-canaries-1)``, plus the during-run count."""
-        text = f"judge canaries {self.passed}/{self.total} ({self.version})"
+        text = f"judge canaries {self.score()}"
         if self.during:
             text += f", during the run {sum(r.passed for r in self.during)}/{len(self.during)}"
         return text

@@ -19,12 +19,12 @@ import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .._async import run_sync
-from ..engine.evidence import build_evidence
+from ..engine.evidence import Evidence, MisattributedSpan, build_evidence
 from ..engine.matrix import ClaimVerdicts
 from ..engine.metrics import MetricValue
 from ..engine.summary import MetricSummary
@@ -40,7 +40,7 @@ from ..scoring.results import SampleResult
 from .journal import Journal
 from .plan import aclose_judges, build_plan
 from .progress import RichProgress
-from .run import arun, finalize
+from .run import arun, finalize, input_record
 from .stats import RunStats
 
 __all__ = ["Report", "aevaluate", "evaluate", "result_from_row"]
@@ -50,12 +50,37 @@ def result_from_row(index: int, row: dict[str, Any], verdicts: dict[str, Any] | 
     """Rebuild a SampleResult from a stored output row and its verdicts (resumed rows)."""
     cv = ClaimVerdicts.from_dict(verdicts) if verdicts else None
     undefined = row.get("undefined") or {}
-    metrics = {name: MetricValue(v, undefined.get(name) if v is None else None)
-               for name, v in (row.get("metrics") or {}).items()}
+
+    def values(block: Any) -> dict[str, MetricValue]:
+        return {name: MetricValue(v, undefined.get(name) if v is None else None)
+                for name, v in (block or {}).items()}
+
+    evidence = _stored_hints(build_evidence(cv), row) if cv is not None else None
     return SampleResult(index=index, id=row.get("id"), status=row["status"],
-                        reason=row.get("reason"), metrics=metrics, verdicts=cv,
-                        evidence=build_evidence(cv) if cv is not None else None,
-                        usage=Usage.from_dict(dict(row.get("usage") or {})))
+                        reason=row.get("reason"), metrics=values(row.get("metrics")),
+                        verdicts=cv, evidence=evidence,
+                        usage=Usage.from_dict(dict(row.get("usage") or {})),
+                        diagnostics=values(row.get("diagnostics")))
+
+
+def _stored_hints(evidence: Evidence, row: dict[str, Any]) -> Evidence:
+    """Evidence rebuilt from verdicts lacks what needed the texts (closest chunk,
+    misattribution); take those from the stored row's claims."""
+    stored = row.get("response_claims") or []
+    if len(stored) != len(evidence.response_claims):
+        return evidence
+    claims = []
+    for c, s in zip(evidence.response_claims, stored):
+        if s.get("text") != c.text:
+            return evidence
+        spans = tuple(MisattributedSpan(int(m["chunk"]), int(m["start"]), int(m["end"]),
+                                        str(m.get("detail", "")))
+                      for m in s.get("misattributed_spans") or [])
+        claims.append(replace(c, closest_chunk=s.get("closest_chunk"),
+                              closest_overlap=s.get("closest_overlap"),
+                              misattributed_from=tuple(s.get("misattributed_from") or ()),
+                              misattributed_spans=spans))
+    return replace(evidence, response_claims=tuple(claims))
 
 
 @dataclass
@@ -83,11 +108,15 @@ class Report:
         return self.stats.summary()
 
     def rows(self) -> Iterator[dict[str, Any]]:
-        """Output rows (the CONTRACTS JSONL shape plus ``index``), in input order."""
-        for i, r in enumerate(self.results):
+        """Output rows (the CONTRACTS JSONL shape plus ``index``, ``judges`` and the
+        ``input`` texts), in input order."""
+        for i, (r, s) in enumerate(zip(self.results, self.samples)):
             row = {"index": i, **r.to_row()}
             for name in self.metrics:
                 row["metrics"].setdefault(name, r.value(name))
+            row["judges"] = list(self.judges)
+            if s is not None:
+                row["input"] = input_record(s)
             yield row
 
     def to_pandas(self) -> Any:
@@ -130,6 +159,20 @@ class Report:
 
     def to_parquet(self, path: str | os.PathLike[str]) -> Path:
         return self._write(path, "parquet")
+
+    def to_html(self, path: str | os.PathLike[str], *, title: str = "noisegauge run",
+                compare: Report | None = None, stress: str | os.PathLike[str] | None = None) -> Path:
+        """A self-contained HTML report (no network needed to open it): the metric family,
+        the noise modes against the reading bands, the retrieval-vs-generator diagnosis and
+        every sample with its claims highlighted. ``compare``: another run of the same inputs;
+        ``stress``: a ``noisegauge stress`` output directory."""
+        from ..report import RunInfo, now_text, write_report
+
+        stamp = now_text()
+        info = RunInfo(title=title, judges=tuple(self.judges), scored_at=stamp, generated_at=stamp)
+        other = list(compare.rows()) if compare is not None else None
+        return write_report(path, list(self.rows()), info=info, compare=other,
+                            compare_label="other run", stress=stress)
 
     def to_ragchecker(self, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
         """RAGChecker's JSON (claims, Entailment/Neutral/Contradiction matrices, per-sample

@@ -172,4 +172,4 @@ def merge(plan: Plan, results: Sequence[SampleResult]) -> SampleResult:
         usage.add(r.usage)
     return SampleResult(index=primary.index, id=primary.id, status=status, reason=reason,
                         metrics=metrics, verdicts=primary.verdicts, evidence=primary.evidence,
-                        usage=usage)
+                        usage=usage, diagnostics=primary.diagnostics)

@@ -25,7 +25,7 @@ from .journal import Journal
 from .plan import Plan, merge
 from .stats import RunStats
 
-__all__ = ["OnResult", "Progress", "arun", "finalize", "output_row", "sample_record"]
+__all__ = ["OnResult", "Progress", "arun", "finalize", "input_record", "output_row", "sample_record"]
 
 log = logging.getLogger("noisegauge")
 
@@ -38,15 +38,33 @@ class Progress(Protocol):
     def update(self, stats: RunStats) -> None: ...
 
 
-def output_row(index: int, result: SampleResult, plan: Plan) -> dict[str, Any]:
-    """The CONTRACTS row plus ``index`` and any extra requested metric columns."""
+def output_row(index: int, result: SampleResult, plan: Plan,
+               sample: Sample | None = None) -> dict[str, Any]:
+    """The CONTRACTS row plus ``index``, any extra requested metric columns, the judges'
+    identities and the input texts (``input``, absent when the row could not be read)."""
     row = {"index": index, **result.to_row()}
     for name in plan.extra_names:
         mv = result.metrics.get(name)
         row["metrics"][name] = None if mv is None else mv.value
         if mv is not None and mv.value is None and result.status != "error":
             row["undefined"][name] = mv.reason
+    row["judges"] = [g.identity for g in plan.groups]
+    if sample is not None:
+        row["input"] = input_record(sample)
     return row
+
+
+def input_record(sample: Sample) -> dict[str, Any]:
+    """The texts a result row was computed from, so the row can be read (and reported)
+    without the input file: question, response, reference, chunks (ids), metadata."""
+    rec: dict[str, Any] = {"user_input": sample.user_input, "response": sample.response,
+                           "reference": sample.reference,
+                           "retrieved_contexts": list(sample.retrieved_contexts)}
+    if sample.chunk_ids is not None:
+        rec["chunk_ids"] = list(sample.chunk_ids)
+    if sample.metadata:
+        rec["metadata"] = dict(sample.metadata)
+    return rec
 
 
 def sample_record(sample: Sample) -> dict[str, Any]:
@@ -108,7 +126,7 @@ class _Runner:
         return raw, sample, result
 
     def emit(self, raw: RawRow, result: SampleResult, sample: Sample | None) -> None:
-        row = output_row(raw.index, result, self.plan)
+        row = output_row(raw.index, result, self.plan, sample)
         verdicts = result.verdicts.to_dict() if result.verdicts is not None else None
         if self.journal is not None:
             keep = sample_record(sample) if (self.keep_samples and sample is not None) else None

@@ -17,6 +17,7 @@ from ..judges.registry import get_judge
 from ..samples import Sample
 from .judging import judge_sample
 from .results import MetricResult, SampleResult, Status, error_result, result_from_verdicts
+from .sources import ask_sources
 
 __all__ = ["Metric", "NoiseSensitivity", "Faithfulness", "Hallucination", "SelfKnowledge",
            "ContextPrecision", "ContextRecall", "ContextUtilization", "AnswerPrecision",
@@ -46,8 +47,10 @@ async def ascore_sample(sample: Sample, judge: Judge | str, *, index: int | None
         except Exception as exc:  # a failed judge must not lose the row
             return error_result(f"{type(exc).__name__}: {exc}", index=index, id=sample.id,
                                 usage=usage)
-    return result_from_verdicts(cv, index=index, id=sample.id, usage=usage,
-                                chunks=sample.retrieved_contexts, reference=sample.reference)
+        result = result_from_verdicts(cv, index=index, id=sample.id, usage=usage,
+                                      chunks=sample.retrieved_contexts, reference=sample.reference,
+                                      question=sample.user_input)
+        return await ask_sources(resolved, sample, result)
 
 
 def score_sample(sample: Sample, judge: Judge | str, *, index: int | None = None) -> SampleResult:

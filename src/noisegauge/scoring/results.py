@@ -6,13 +6,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from ..engine.evidence import Evidence, build_evidence
+from ..engine.evidence import Evidence, MisattributedSpan, build_evidence
 from ..engine.matrix import ClaimVerdicts
-from ..engine.metrics import METRIC_NAMES, MetricValue, compute_metrics
+from ..engine.metrics import METRIC_NAMES, NO_RESPONSE_CLAIMS, MetricValue, compute_metrics
 from ..judges.base import Usage
+from .misattribution import find_misattributions
 from .provenance import closest_chunk
 
-__all__ = ["Status", "SampleResult", "MetricResult", "result_from_verdicts", "error_result"]
+__all__ = ["DIAGNOSTIC_NAMES", "Status", "SampleResult", "MetricResult", "result_from_verdicts",
+           "error_result", "with_misattributions"]
+
+#: Diagnostics beside the metric family: never part of its algebra, never in ``metrics``.
+DIAGNOSTIC_NAMES: tuple[str, ...] = ("noise_misattribution",)
 
 Status = Literal["ok", "undefined", "error"]
 
@@ -34,9 +39,12 @@ class SampleResult:
     verdicts: ClaimVerdicts | None = None
     evidence: Evidence | None = None
     usage: Usage = field(default_factory=Usage)
+    #: ``noise_misattribution``: share of response claims carrying a detail stated in a chunk
+    #: about another entity (see ``scoring.misattribution``).
+    diagnostics: Mapping[str, MetricValue] = field(default_factory=dict)
 
     def value(self, name: str) -> float | None:
-        mv = self.metrics.get(name)
+        mv = self.metrics.get(name) or self.diagnostics.get(name)
         return None if mv is None else mv.value
 
     def to_row(self) -> dict[str, Any]:
@@ -49,7 +57,10 @@ class SampleResult:
             "reason": self.reason,
             "metrics": {name: (self.metrics[name].value if name in self.metrics else None)
                         for name in METRIC_NAMES},
-            "undefined": {name: mv.reason for name, mv in self.metrics.items() if mv.value is None},
+            "undefined": {name: mv.reason for name, mv in (*self.metrics.items(),
+                                                          *self.diagnostics.items())
+                          if mv.value is None},
+            "diagnostics": {name: mv.value for name, mv in self.diagnostics.items()},
             "response_claims": ev["response_claims"] if ev else [],
             "reference_claims": ev["reference_claims"] if ev else [],
             "chunks": ev["chunks"] if ev else [],
@@ -81,21 +92,55 @@ class MetricResult:
         return self.value
 
 
-def _with_hints(evidence: Evidence, chunks: Sequence[str], reference: str) -> Evidence:
+def misattribution_metric(evidence: Evidence) -> MetricValue:
+    """Share of response claims that are misattributed (undefined without claims)."""
+    claims = evidence.response_claims
+    if not claims:
+        return MetricValue(None, NO_RESPONSE_CLAIMS)
+    return MetricValue(sum(1 for c in claims if c.misattributed_from) / len(claims))
+
+
+def _with_hints(evidence: Evidence, chunks: Sequence[str], reference: str,
+                question: str) -> Evidence:
     claims = []
     for c in evidence.response_claims:
-        hint = None if c.entailed_by else closest_chunk(c.text, chunks, reference)
-        claims.append(c if hint is None else
-                      replace(c, closest_chunk=hint[0], closest_overlap=hint[1]))
+        if c.entailed_by:
+            claims.append(c)
+            continue
+        hint = closest_chunk(c.text, chunks, reference)
+        if hint is not None:
+            c = replace(c, closest_chunk=hint[0], closest_overlap=hint[1])
+        if c.bucket == "hallucination":
+            spans = find_misattributions(c.text, chunks, reference, question)
+            c = replace(c, misattributed_from=tuple(m.chunk for m in spans),
+                        misattributed_spans=spans)
+        claims.append(c)
     return replace(evidence, response_claims=tuple(claims))
+
+
+def with_misattributions(result: SampleResult,
+                         found: Mapping[int, Sequence[MisattributedSpan]]) -> SampleResult:
+    """``result`` with the misattributions of its response claims replaced by ``found``
+    (claim index -> spans; claims not in it keep theirs), e.g. from an LLM judge."""
+    if result.evidence is None:
+        return result
+    claims = tuple(
+        replace(c, misattributed_from=tuple(m.chunk for m in found[i]),
+                misattributed_spans=tuple(found[i])) if i in found else c
+        for i, c in enumerate(result.evidence.response_claims))
+    evidence = replace(result.evidence, response_claims=claims)
+    return replace(result, evidence=evidence,
+                   diagnostics={**result.diagnostics,
+                                "noise_misattribution": misattribution_metric(evidence)})
 
 
 def result_from_verdicts(cv: ClaimVerdicts, *, index: int | None = None, id: str | None = None,
                          usage: Usage | None = None,
                          chunks: Sequence[str] | None = None,
-                         reference: str = "") -> SampleResult:
-    """Metrics, status and evidence of a judged sample; ``chunks`` (and the ``reference``
-    text) enable provenance hints for claims no chunk entails."""
+                         reference: str = "", question: str = "") -> SampleResult:
+    """Metrics, status and evidence of a judged sample; ``chunks`` (with the ``reference``
+    and ``question`` texts) enable provenance hints and misattribution for claims no chunk
+    entails."""
     metrics = compute_metrics(cv)
     status: Status = "ok"
     reason = None
@@ -105,13 +150,15 @@ def result_from_verdicts(cv: ClaimVerdicts, *, index: int | None = None, id: str
         status, reason = "undefined", "no reference claims"
     evidence = build_evidence(cv)
     if chunks is not None:
-        evidence = _with_hints(evidence, chunks, reference)
+        evidence = _with_hints(evidence, chunks, reference, question)
     return SampleResult(index=index, id=id, status=status, reason=reason, metrics=metrics,
-                        verdicts=cv, evidence=evidence, usage=usage or Usage())
+                        verdicts=cv, evidence=evidence, usage=usage or Usage(),
+                        diagnostics={"noise_misattribution": misattribution_metric(evidence)})
 
 
 def error_result(reason: str, *, index: int | None = None, id: str | None = None,
                  usage: Usage | None = None) -> SampleResult:
     return SampleResult(index=index, id=id, status="error", reason=reason,
                         metrics={name: MetricValue(None, "error") for name in METRIC_NAMES},
-                        usage=usage or Usage())
+                        usage=usage or Usage(),
+                        diagnostics={name: MetricValue(None, "error") for name in DIAGNOSTIC_NAMES})

@@ -74,6 +74,11 @@ class StressRow:
         row = self.result.to_row()
         row.update(item_id=self.item_id, level=self.level, repeat=self.repeat,
                    injected=self.injected, contexts_sha256=contexts_digest([c.text for c in self.chunks]))
+        # The texts, so the row reads (and reports) on its own, like ``score --out`` rows.
+        row["input"] = {"user_input": self.question, "response": self.answer or "",
+                        "reference": self.reference,
+                        "retrieved_contexts": [c.text for c in self.chunks],
+                        "chunk_ids": [f"{c.kind}: {c.id}" if c.id else c.kind for c in self.chunks]}
         return row
 
 

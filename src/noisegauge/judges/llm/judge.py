@@ -41,7 +41,7 @@ from ...infra.store import JudgeCache
 from ...infra.transport import Limits, RetryPolicy
 from ...verdicts import Verdict
 from ..base import Usage, record_usage
-from . import prompts
+from . import attribution, prompts
 from .batching import STRATEGIES, estimate_tokens, plan
 from .chat import OUTPUT_MODES, ChatEndpoint, JudgeStats, public_url
 from .coalesce import Coalescer
@@ -75,6 +75,9 @@ class JudgeSettings:
     timeout: float = 120.0             #: seconds per attempt, from when it is sent
     max_retries: int = 6               #: retries of 429 / 5xx / timeouts / dropped connections
     prices: Mapping[str, Price] | None = None  #: model -> (USD in, USD out) per 1M tokens
+    #: "lexical": token alignment decides misattributed noise (no extra call); "llm": one
+    #: extra call, only for samples with wrong claims no chunk entails, names their source.
+    misattribution: str = "lexical"
 
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:
@@ -90,6 +93,8 @@ class JudgeSettings:
                 raise InvalidInput(f"{name} must be at least {low}, got {value}")
         if self.timeout <= 0:
             raise InvalidInput(f"timeout must be positive, got {self.timeout}")
+        if self.misattribution not in ("lexical", "llm"):
+            raise InvalidInput(f"misattribution={self.misattribution!r}: expected lexical or llm")
 
 
 class OpenAIJudge:
@@ -127,6 +132,8 @@ class OpenAIJudge:
                  "prompt_version": prompts.PROMPT_VERSION, "strategy": s.strategy,
                  "temperature": self._temperature(), "seed": s.seed, "votes": s.votes,
                  "output_mode": s.output_mode, "max_prompt_tokens": s.max_prompt_tokens}
+        if s.misattribution == "llm":  # only then: other identities (cache keys) stay as they were
+            ident["misattribution"] = attribution.ATTRIBUTION_VERSION
         if s.strategy == "per_claim_group":
             ident["group_size"] = s.group_size
         else:
@@ -180,6 +187,20 @@ class OpenAIJudge:
         if not premises or not claims:
             return [[] for _ in premises]
         return await self._checks.submit((tuple(premises), tuple(claims)))
+
+    async def find_sources(self, question: str, reference: str, chunks: Sequence[str],
+                           claims: Sequence[str]) -> list[Mapping[str, Any] | None] | None:
+        """With ``misattribution="llm"``: per wrong claim, the chunk stating its wrong detail
+        about another entity, and the quoted detail (one call). Otherwise None: the scorer's
+        token alignment decides."""
+        if self.settings.misattribution != "llm" or not claims or not chunks:
+            return None
+        messages = attribution.attribution_messages(question, reference, chunks, claims)
+        max_tokens = min(self.settings.max_output_tokens, 64 + 24 * len(claims))
+        answer, _ = (await self._chat.complete(
+            messages, "sources", attribution.attribution_schema(len(claims), len(chunks)),
+            max_tokens))[0]
+        return attribution.read_sources(answer, len(claims), len(chunks))
 
     # -- extraction ----------------------------------------------------------------------
 

@@ -1,0 +1,68 @@
+"""``noisegauge report RESULTS --out report.html``: one self-contained HTML file.
+
+Exit codes: 0 written; 2 bad invocation or unreadable input.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from ..errors import NoiseGaugeError
+
+__all__ = ["report"]
+
+
+@click.command()
+@click.argument("results", required=False, type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--out", "out", required=True, type=click.Path(path_type=Path, dir_okay=False),
+              help="The HTML file to write.")
+@click.option("--compare", "compare", type=click.Path(path_type=Path, dir_okay=False),
+              help="Results of another run of the same inputs (paired by id, else row index).")
+@click.option("--stress", "stress", type=click.Path(path_type=Path, file_okay=False),
+              help="A `noisegauge stress --out` directory: its curves and flipped questions "
+                   "(RESULTS defaults to DIR/results.jsonl).")
+@click.option("--input", "input_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="The scored input file, for results whose rows lack the input texts.")
+@click.option("--title", help="Title of the report (default: the results file name).")
+def report(results: Path | None, out: Path, compare: Path | None, stress: Path | None,
+           input_path: Path | None, title: str | None) -> None:
+    """Write an HTML report of RESULTS (the JSONL of `noisegauge score --out`).
+
+    One file with everything inline (no network): the run, the metric family with
+    intervals, the noise modes against the reading bands, the retrieval-vs-generator
+    diagnosis, and every sample with its claims highlighted in the answer and the chunks
+    they came from.
+    """
+    from ..report import file_info, read_results, write_report
+    from ..report.data import fill_inputs
+
+    err = Console(stderr=True, highlight=False)
+    try:
+        if results is None:
+            if stress is None:
+                raise click.UsageError("give RESULTS (or --stress DIR)")
+            results = stress / "results.jsonl"
+        rows = read_results(results)
+        if input_path is not None:
+            fill_inputs(rows, input_path)
+        missing = sum(1 for r in rows if "input" not in r and r.get("status") != "error")
+        if missing and input_path is None:
+            err.print(f"note: {missing} row(s) carry no input texts (results from an older "
+                      "noisegauge?); pass --input INPUT to show questions, answers and chunks")
+        other = label = None
+        if compare is not None:
+            other = read_results(compare)
+            # Two files called results.jsonl: name the other by its folder too.
+            label = compare.name if compare.name != results.name else \
+                f"{compare.parent.name}/{compare.name}"
+        path = write_report(out, rows, info=file_info(results, title), compare=other,
+                            compare_label=label or "other", stress=stress)
+    except NoiseGaugeError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        sys.exit(2)
+    size = path.stat().st_size
+    Console(highlight=False).print(f"report: {path} ({size / 1e6:.2f} MB, {len(rows):,} samples)")

@@ -1,0 +1,73 @@
+"""The HTML report: one self-contained file (inline CSS, script and SVG; no network).
+
+>>> from noisegauge.report import render_report  # doctest: +SKIP
+>>> html = render_report(rows, title="support bot")  # rows: ``score --out`` JSONL rows
+
+Modules: ``data`` (rows -> view model), ``align`` (claim spans), ``diagnosis`` (bands,
+quadrants, verdict), ``compare``, ``stressview``, ``svg``, ``html`` (the page), ``markup``
+(escaping).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .compare import compare_runs
+from .data import ChunkTable, RunInfo, build_model, read_results, sample_view
+from .html import render_page
+from .stressview import load_stress
+
+__all__ = ["RunInfo", "file_info", "now_text", "read_results", "render_report", "write_report"]
+
+
+def now_text() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _judges(rows: Sequence[Mapping[str, Any]]) -> tuple[Mapping[str, Any], ...]:
+    for row in rows:
+        if isinstance(row.get("judges"), list) and row["judges"]:
+            return tuple(j for j in row["judges"] if isinstance(j, Mapping))
+    return ()
+
+
+def render_report(rows: Sequence[Mapping[str, Any]], *, title: str = "noisegauge run",
+                  info: RunInfo | None = None,
+                  compare: Sequence[Mapping[str, Any]] | None = None, compare_label: str = "other",
+                  stress: str | os.PathLike[str] | None = None) -> str:
+    """The report of result ``rows`` (the ``score --out`` JSONL shape) as an HTML string;
+    ``compare``: rows of another run of the same inputs; ``stress``: a stress output dir."""
+    if info is None:
+        info = RunInfo(title=title, judges=_judges(rows), generated_at=now_text())
+    elif not info.judges:
+        info = RunInfo(info.title, info.source, _judges(rows), info.scored_at, info.generated_at or now_text())
+    model = build_model(rows, info)
+    comparison = other_views = None
+    if compare is not None:
+        comparison = compare_runs(rows, compare, model.names, other_label=compare_label)
+        table: ChunkTable = model.chunks
+        other_views = [sample_view(r, p, model.names, table) for p, r in enumerate(compare)]
+    view = load_stress(Path(stress)) if stress is not None else None
+    return render_page(model, comparison=comparison, other_samples=other_views, stress=view)
+
+
+def write_report(path: str | os.PathLike[str], rows: Sequence[Mapping[str, Any]], **kwargs: Any) -> Path:
+    """``render_report`` written to ``path`` (atomically: a temp file renamed into place)."""
+    target = Path(path)
+    text = render_report(rows, **kwargs)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, target)
+    return target
+
+
+def file_info(results: Path, title: str | None = None, source: str | None = None) -> RunInfo:
+    """Run information for a results file: its name and the time it was written."""
+    stamp = _dt.datetime.fromtimestamp(results.stat().st_mtime, _dt.timezone.utc)
+    return RunInfo(title=title or results.name, source=source or str(results),
+                   scored_at=stamp.strftime("%Y-%m-%d %H:%M UTC"), generated_at=now_text())

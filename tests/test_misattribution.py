@@ -1,0 +1,198 @@
+"""Misattributed noise: a wrong detail carried over from a chunk about another entity."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from noisegauge import evaluate, get_judge
+from noisegauge.engine.metrics import METRIC_NAMES, compute_metrics
+from noisegauge.report.align import locate
+from noisegauge.samples import Sample
+from noisegauge.scoring.metrics import ascore_sample
+from noisegauge.scoring.misattribution import distinguishing_detail, find_misattributions
+from noisegauge.scoring.sources import quote_span
+
+DATA = Path(__file__).parent / "data" / "misattribution.jsonl"
+
+PRO = "Pro plan subscriptions can be cancelled at any time with a 30-day notice period."
+ENT = ("Enterprise Agreement § 12 Termination. Enterprise plan subscriptions require a 90-day "
+       "notice period and a signed offboarding form.")
+SEED = {"id": "seed", "user_input": "What is the cancellation policy for the Pro plan?",
+        "response": "You can cancel the Pro plan at any time. The Pro plan requires a 90-day "
+                    "notice period.",
+        "reference": PRO, "retrieved_contexts": [PRO, ENT]}
+
+
+def _row(sample: dict[str, Any], **kw: Any) -> dict[str, Any]:
+    return next(evaluate([sample], cache=False, progress=False, **kw).rows())
+
+
+def test_the_seed_case_is_flagged_with_its_span() -> None:
+    row = _row(SEED)
+    claim = next(c for c in row["response_claims"] if "90-day" in c["text"])
+    assert claim["bucket"] == "hallucination"  # the algebra is untouched...
+    assert claim["misattributed_from"] == [1]  # ...and the source is named
+    (span,) = claim["misattributed_spans"]
+    assert ENT[span["start"]:span["end"]] == span["detail"] == "90-day"
+    n = len(row["response_claims"])
+    assert row["diagnostics"] == {"noise_misattribution": pytest.approx(1 / n)}
+    assert set(row["metrics"]) == set(METRIC_NAMES)  # the family stays the eleven
+
+
+def test_the_eleven_metrics_do_not_change() -> None:
+    report = evaluate([SEED], cache=False, progress=False)
+    result = report.results[0]
+    assert result.verdicts is not None
+    fresh = compute_metrics(result.verdicts)
+    assert {n: result.value(n) for n in METRIC_NAMES} == {n: fresh[n].value for n in METRIC_NAMES}
+    assert result.value("noise_misattribution") == result.diagnostics["noise_misattribution"].value
+
+
+@pytest.mark.parametrize(("claim", "reason"), [
+    ("The Pro plan requires a 45-day notice period.", "the detail is stated nowhere"),
+    ("The Pro plan requires a notice period of 90 users.", "same number, another unit"),
+])
+def test_true_hallucinations_are_not_flagged(claim: str, reason: str) -> None:
+    assert find_misattributions(claim, [PRO, ENT], PRO, SEED["user_input"]) == (), reason
+
+
+def test_a_chunk_about_the_same_entity_is_not_another_entity() -> None:
+    legacy = "Pro plan subscriptions on legacy contracts require a 90-day notice period."
+    claim = "The Pro plan requires a 90-day notice period."
+    assert find_misattributions(claim, [legacy], PRO, SEED["user_input"]) == ()
+    assert find_misattributions(claim, [PRO, legacy, ENT], PRO, SEED["user_input"])[0].chunk == 2
+
+
+def test_detail_is_what_the_reference_and_question_do_not_say() -> None:
+    d = distinguishing_detail("Toolkit 3.2 supports Python 3.6 to 3.8.",
+                              "Toolkit 3.2 supports Python 3.9 to 3.12.",
+                              "Which Python versions does Toolkit 3.2 support?")
+    assert d is not None and sorted(q.value for q in d.quantities) == [3.6, 3.8]
+    assert [q.value for q in d.anchor_quantities] == [3.2]  # the asked version, not the detail
+    assert distinguishing_detail("You can cancel the Pro plan.", PRO) is None
+
+
+def test_korean_claims() -> None:
+    chunks = ["Pro 워크스페이스는 분당 최대 600회까지 API를 호출할 수 있습니다.",
+              "Enterprise 워크스페이스는 분당 최대 6,000회까지 API를 호출할 수 있습니다."]
+    found = find_misattributions("Pro 워크스페이스는 분당 최대 6,000회까지 API를 호출할 수 있습니다.",
+                                 chunks, chunks[0], "Pro 요금제의 API 요청 한도는 얼마인가요?")
+    assert [m.chunk for m in found] == [1] and found[0].detail.startswith("6,000")
+
+
+def test_undefined_and_error_rows_say_why() -> None:
+    blank = _row({**SEED, "response": ""})
+    assert blank["diagnostics"]["noise_misattribution"] is None
+    assert "no response claims" in blank["undefined"]["noise_misattribution"]
+    report = evaluate([{"user_input": "q", "response": "r"}], cache=False, progress=False)
+    row = next(report.rows())
+    assert row["status"] == "error" and row["diagnostics"]["noise_misattribution"] is None
+
+
+def test_resumed_rows_keep_their_misattribution(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    first = evaluate([SEED], cache=False, progress=False, out=out)
+    from noisegauge.runner.evaluate import result_from_row
+
+    stored = json.loads(out.read_text(encoding="utf-8"))
+    rebuilt = result_from_row(0, stored, first.results[0].verdicts.to_dict())  # type: ignore[union-attr]
+    assert rebuilt.to_row() == first.results[0].to_row()
+
+
+def test_labelled_set_precision_and_in_scope_recall() -> None:
+    """Every true hallucination stays unflagged; of the misattributed claims the judge leaves
+    as hallucinations (in scope), at least 90% are found with the right chunk."""
+    cases = [json.loads(x) for x in DATA.read_text(encoding="utf-8").splitlines() if x.strip()]
+    assert len(cases) >= 40 and {c["lang"] for c in cases} == {"en", "ko"}
+    rows = list(evaluate([{k: c[k] for k in ("user_input", "response", "reference",
+                                             "retrieved_contexts")} for c in cases],
+                         cache=False, progress=False).rows())
+    false_alarms, in_scope, found = [], 0, 0
+    for case, row in zip(cases, rows):
+        a = case["response"].index(case["claim"])
+        b = a + len(case["claim"])
+        spans = [(c, locate(c["text"], case["response"])) for c in row["response_claims"]]
+        claims = [c for c, sp in spans if sp is not None and sp[0] < b and sp[1] > a]
+        flagged = {j for c in claims for j in c["misattributed_from"]}
+        if not case["misattributed_from"]:
+            if flagged:
+                false_alarms.append(case["id"])
+        elif any(c["bucket"] == "hallucination" for c in claims):
+            in_scope += 1
+            found += case["misattributed_from"][0] in flagged
+    assert false_alarms == []
+    assert in_scope >= 25 and found / in_scope >= 0.9
+
+
+# ---- with an LLM judge ---------------------------------------------------------------------
+
+def _responder(answer: dict[str, Any] | None) -> Any:
+    from noisegauge.testing.fake_openai import judge_responder
+
+    # Verdicts by containment: a claim is entailed only by a premise that says it verbatim,
+    # so the 90-day claim stays a hallucination under the Enterprise chunk.
+    base = judge_responder(verdict=lambda premise, claim: "entailed" if claim.rstrip(".").lower()
+                           in premise.lower() else "neutral")
+
+    def respond(request: Any, choice: int) -> str:
+        if "Wrong claims:" in request.first_user:
+            return json.dumps(answer)
+        return base(request, choice)
+    return respond
+
+
+def _sample() -> Sample:
+    return Sample.from_record({**SEED, "response": "The Pro plan requires a 90-day notice period."})
+
+
+def _score(server: Any, **settings: Any) -> Any:
+    judge = get_judge("openai:fake", base_url=server.url, api_key="sk-test", **settings)
+    return asyncio.run(ascore_sample(_sample(), judge))
+
+
+def test_llm_names_the_source_in_one_extra_call(fake_openai_server: Any) -> None:
+    fake_openai_server.responder = _responder({"c1": {"passage": "p2", "detail": "90-day"}})
+    result = _score(fake_openai_server, misattribution="llm")
+    asks = [r for r in fake_openai_server.chat_requests() if "Wrong claims:" in r.first_user]
+    assert len(asks) == 1 and result.usage.calls == 3
+    claim = result.evidence.response_claims[0]
+    assert claim.bucket == "hallucination" and claim.misattributed_from == (1,)
+    assert claim.misattributed_spans[0].detail == "90-day"
+    schema = asks[0].schema
+    assert schema is None or schema["required"] == ["c1"]  # one required key per wrong claim
+
+
+def test_llm_sources_are_cached_like_verdicts(fake_openai_server: Any, tmp_path: Path) -> None:
+    fake_openai_server.responder = _responder({"c1": {"passage": "p2", "detail": "90-day"}})
+    judge = get_judge("openai:fake", base_url=fake_openai_server.url, api_key="sk-test",
+                      misattribution="llm")
+    sample = _sample().to_record()
+    runs = [evaluate([sample], judge=judge, cache=tmp_path / "c.sqlite3", progress=False)
+            for _ in range(2)]
+    assert runs[0].usage.calls == 3 and runs[1].usage.calls == 0  # a rerun costs nothing
+    assert [r.results[0].value("noise_misattribution") for r in runs] == [1.0, 1.0]
+
+
+def test_llm_quote_not_in_the_chunk_is_not_trusted(fake_openai_server: Any) -> None:
+    fake_openai_server.responder = _responder({"c1": {"passage": "p2", "detail": "120-day"}})
+    result = _score(fake_openai_server, misattribution="llm")
+    assert result.evidence.response_claims[0].misattributed_from == ()
+    assert result.value("noise_misattribution") == 0.0
+
+
+def test_llm_option_off_makes_no_extra_call(fake_openai_server: Any) -> None:
+    fake_openai_server.responder = _responder({"c1": None})
+    result = _score(fake_openai_server)
+    assert not any("Wrong claims:" in r.first_user for r in fake_openai_server.chat_requests())
+    assert result.usage.calls == 2
+
+
+def test_quote_span() -> None:
+    assert quote_span("90-day", ENT) == (ENT.index("90-day"), ENT.index("90-day") + 6)
+    assert quote_span("A  90-DAY notice", "needs a 90-day notice") == (6, 21)
+    assert quote_span("", ENT) is None and quote_span("nowhere", ENT) is None
