@@ -111,6 +111,8 @@ def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None,
               help="Exit 1 if the metric's mean is below VALUE (repeatable).")
 @click.option("--concurrency", default=8, show_default=True, type=click.IntRange(min=1),
               help="Samples judged at once.")
+@click.option("--no-canaries", is_flag=True,
+              help="Skip the judge canaries (known-answer probes before and during the run).")
 @click.option("--output-mode", type=click.Choice(("auto", *MODES)),
               help="How an LLM judge asks for JSON (default auto: the best the server takes).")
 @click.option("--max-concurrency", type=click.IntRange(min=1),
@@ -125,7 +127,7 @@ def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str 
           out: Path | None, out_format: str | None, report_path: Path | None,
           input_format: str | None, metrics: str | None,
           fail_above: tuple[str, ...], fail_below: tuple[str, ...], concurrency: int,
-          output_mode: str | None, max_concurrency: int | None,
+          no_canaries: bool, output_mode: str | None, max_concurrency: int | None,
           cache_path: Path | None, no_cache: bool, restart: bool, strict: bool,
           quiet: bool) -> None:
     """Score every row of INPUT (JSONL, JSON, RAGChecker JSON, CSV, Parquet).
@@ -148,7 +150,7 @@ def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str 
             stats, cache_file, judge, canaries = _run(
                 input_path, judge_spec, base_url, api_key, out, out_format, input_format,
                 metrics, gates, concurrency, cache_path, no_cache, restart, strict, quiet,
-                settings, report_path)
+                settings, report_path, canaries_on=not no_canaries)
         except InvalidSample as exc:
             err.print(f"[red]error:[/red] {exc}; stopping (--strict). Finished rows are kept "
                       "for the next run.")
@@ -178,7 +180,8 @@ def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str |
          out: Path | None, out_format: str | None, input_format: str | None,
          metrics: str | None, gates: list[Gate], concurrency: int, cache_path: Path | None,
          no_cache: bool, restart: bool, strict: bool, quiet: bool, settings: dict[str, Any],
-         report_path: Path | None = None) -> tuple[RunStats, Path | None, Any, CanaryReport]:
+         report_path: Path | None = None, *, canaries_on: bool = True,
+         ) -> tuple[RunStats, Path | None, Any, CanaryReport]:
     if no_cache and cache_path is not None:
         raise click.UsageError("--cache and --no-cache contradict each other")
     if out is not None and input_path.exists() and out.exists() and out.samefile(input_path):
@@ -195,7 +198,7 @@ def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str |
     store = None if no_cache else resolve_cache(cache_path)
     canaries = CanaryReport()
     try:
-        watched = watch(judge, canaries)
+        watched = watch(judge, canaries) if canaries_on else judge
         plan = build_plan(metrics, watched, store)
         for name, _, direction in gates:
             if name not in plan.names:
@@ -218,7 +221,7 @@ def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str |
         try:
             async def go() -> RunStats:
                 try:
-                    for group in plan.groups:
+                    for group in plan.groups if canaries_on else ():
                         await check_canaries(group.judge, canaries, strict=strict)
                     return await arun(source, plan, concurrency=concurrency, strict=strict,
                                       journal=journal, keep_samples=fmt == "ragchecker",
