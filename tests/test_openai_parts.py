@@ -134,6 +134,18 @@ def test_two_different_verdicts_for_one_cell_are_dropped_not_picked():
     assert read_verdicts(text, PAIRS) == {("p1", "c2"): N}
 
 
+def test_plain_text_answers_of_a_real_small_model_are_read():
+    # Qwen2.5-Coder 0.5B/1.5B behind llama-cpp-python, no response_format: chatter or a
+    # chain of thought, then the JSON (recorded answers, shortened).
+    chatter = ('Mark the id of each claim:\nc1: "The Pro plan costs $20 per month."\n'
+               '{"verdicts":[{"id":"c1","verdict":"entailed"}]}')
+    assert read_verdicts(chatter, {"p1": ["c1"]}) == {("p1", "c1"): E}
+    thought = ("Let's analyze this step by step:\n\n1. The premise states the Pro plan costs "
+               '$20/month.\n\nBased on the analysis:\n\n{"p1": {"c1": "entailed", "c2": '
+               '"not supported"}}')
+    assert read_verdicts(thought, {"p1": ["c1", "c2"]}) == {("p1", "c1"): E, ("p1", "c2"): N}
+
+
 def test_load_json_gives_none_for_prose():
     assert load_json("no json here") is None
 
