@@ -3,6 +3,9 @@
     python bench/real_server.py --python /path/to/venv/bin/python --model model.gguf \\
         [--rows 2] [--modes auto,json_schema,json_object_schema,json_object,text] [--timeout 900]
 
+``--fake SECONDS`` runs the same against the fake server's llama-cpp-python persona
+(``noisegauge.testing.llama_cpp``, one slot, SECONDS per request) instead: no build, no model.
+
 ``--python`` is an interpreter with ``llama-cpp-python[server]`` installed (default
 ``$NOISEGAUGE_LLAMA_SERVER_PYTHON``), ``--model`` a GGUF file (default ``$NOISEGAUGE_GGUF``).
 The script starts ``python -m llama_cpp.server`` on 127.0.0.1 (``nice -n 10``; it is CPU
@@ -92,7 +95,9 @@ def show(results: list[dict[str, Any]]) -> None:
     print()
     for r in results:
         if "error" in r:
-            print(f"{r['mode']}: stopped: {r['error'][-200:]}")
+            text = " ".join(r["error"].split())
+            short = text if len(text) <= 300 else f"{text[:140]} ... {text[-150:]}"
+            print(f"{r['mode']}: stopped: {short}")
         for reason in r.get("reasons", []):
             print(f"{r['mode']}: error row: {reason[:300]}")
         if r.get("canary_failures"):
@@ -109,6 +114,8 @@ def main() -> None:
     parser.add_argument("--max-concurrency", type=int, default=4)
     parser.add_argument("--threads", type=int, default=None, help="llama.cpp threads")
     parser.add_argument("--url", help="use a server that is already running at this /v1 URL")
+    parser.add_argument("--fake", type=float, metavar="SECONDS",
+                        help="use the fake llama-cpp-python persona, SECONDS per request")
     parser.add_argument("--log", default=None, help="append the server's output to this file")
     parser.add_argument("--json", dest="json_out", help="also write the results here")
     args = parser.parse_args()
@@ -122,6 +129,12 @@ def main() -> None:
 
     if args.url:
         results = run_all(args.url)
+    elif args.fake is not None:
+        from noisegauge.testing.llama_cpp import LlamaCppPythonServer
+
+        with LlamaCppPythonServer(service_time=args.fake) as fake:
+            print(f"fake llama-cpp-python persona on {fake.url}, {args.fake:g} s per request")
+            results = run_all(fake.url)
     else:
         if not args.python or not args.model:
             sys.exit("need --python (with llama-cpp-python[server]) and --model (a GGUF), "
