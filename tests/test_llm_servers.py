@@ -17,7 +17,7 @@ from noisegauge.infra.store import JudgeCache
 from noisegauge.judges.base import metered
 from noisegauge.judges.llm import modes
 from noisegauge.judges.llm.judge import OpenAIJudge, raw_answers
-from noisegauge.testing import FakeOpenAIServer, FakeRequest
+from noisegauge.testing import FakeOpenAIServer, FakeRequest, judge_responder
 from noisegauge.testing.fake_openai import overlap_verdict
 from noisegauge.testing.llama_cpp import LlamaCppPythonServer
 
@@ -283,3 +283,29 @@ def test_a_call_that_keeps_timing_out_says_where_and_how_long(fake_openai_server
     assert str(info.value) == (f"timed out after 0.3 s waiting for {fake_openai_server.url} "
                                "(model qwen2.5-1.5b) (gave up after 1 attempt)")
     assert usage.timeouts == 1 and usage.failed_calls == 1 and usage.calls == 0
+
+
+def test_an_answer_with_copied_example_ids_gets_a_correction_naming_the_right_ones(llama):
+    # Real small models without a schema copy the prompt's example ids ("c1", "c2" under
+    # every premise). Those are not guessed into verdicts; the re-ask says which ids to use.
+    def copycat(request: FakeRequest, choice: int) -> str:
+        right = judge_responder()(request, choice)
+        if "not asked for" in request.last_user:
+            return right
+        return json.dumps({p: {"c1": "entailed", "c2": "neutral"} for p in json.loads(right)})
+    llama.responder = copycat
+    judge = judge_for(llama, output_mode="json_object")
+    first, second = PREMISES[1], PREMISES[2]
+    others = [PREMISES[0], PREMISES[3]]  # claims not among CLAIMS, so they get new ids
+
+    async def run() -> list[list[list[Verdict]]]:
+        with metered():  # one call: p1 lists c1 c2, p2 lists c3 c4
+            return list(await asyncio.gather(judge.check_many([first], CLAIMS),
+                                             judge.check_many([second], others)))
+    one, two = asyncio.run(run())
+    assert one == [[Verdict.ENTAILED, Verdict.NEUTRAL]]  # p1's ids were right: taken as given
+    assert two == expected([second], others)             # p2's came from the re-ask
+    asked, again = llama.chat_requests()
+    assert asked.first_user.endswith("Judge:\np1: c1 c2\np2: c3 c4")
+    assert "not asked for (p2/c1, p2/c2)" in again.last_user
+    assert "p2: c3 c4" in again.last_user and judge.stats.repairs == 1

@@ -45,7 +45,7 @@ from . import attribution, prompts
 from .batching import STRATEGIES, estimate_tokens, plan
 from .chat import OUTPUT_MODES, ChatEndpoint, JudgeStats, public_url
 from .coalesce import Coalescer
-from .output import read_claims, read_verdicts
+from .output import read_claims, read_verdicts, stray_cells
 from .pricing import Price
 
 __all__ = ["DEFAULT_BASE_URL", "JudgeSettings", "JudgeStats", "OpenAIJudge", "make_judge",
@@ -307,6 +307,7 @@ class OpenAIJudge:
                     if cell in open_cells:  # only what this round asked for
                         votes.setdefault(cell, []).append(verdict)
                         got_any = True
+            strays = stray_cells(answers[0][0], todo) if answers else []
             missing = [cell for cell in wanted if cell not in votes]
             if not missing:
                 break
@@ -316,7 +317,10 @@ class OpenAIJudge:
             todo = {}
             for p, c in missing:
                 todo.setdefault(p, []).append(c)
-            extra = [] if got_any else _correction(answers[0][0], "the JSON object of verdicts")
+            if strays:  # ids that were not asked for: say which ones are
+                extra = _id_correction(answers[0][0], strays, todo)
+            else:
+                extra = [] if got_any else _correction(answers[0][0], "the JSON object of verdicts")
         else:
             lacking = sorted({c for _, c in missing}, key=lambda c: int(c[1:]))
             raise JudgeOutputError(
@@ -391,6 +395,17 @@ def _correction(answer: str, wanted: str) -> list[prompts.Message]:
     return [{"role": "assistant", "content": answer},
             {"role": "user", "content": f"That reply could not be read. Reply again with only "
                                         f"{wanted}, covering every id, and nothing else."}]
+
+
+def _id_correction(answer: str, strays: list[tuple[str, str]],
+                  todo: Mapping[str, Sequence[str]]) -> list[prompts.Message]:
+    """Follow-up turn after an answer that used ids nobody asked for."""
+    wrong = ", ".join(f"{p}/{c}" for p, c in strays[:8])
+    listed = "; ".join(f"{p}: {' '.join(cs)}" for p, cs in todo.items())
+    return [{"role": "assistant", "content": answer},
+            {"role": "user", "content": f"That reply used ids that were not asked for ({wrong}). "
+                                        f"Judge each premise only against the claim ids listed "
+                                        f"for it ({listed}) and reply with exactly those ids."}]
 
 
 def make_judge(arg: str | None, **kwargs: Any) -> OpenAIJudge:

@@ -26,7 +26,7 @@ from typing import Any
 
 from ...verdicts import Verdict, parse_verdict
 
-__all__ = ["load_json", "norm_id", "read_claims", "read_verdicts", "verdict_of"]
+__all__ = ["load_json", "norm_id", "read_claims", "read_verdicts", "stray_cells", "verdict_of"]
 
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
@@ -245,3 +245,16 @@ def read_verdicts(text: str, pairs: Mapping[str, Sequence[str]]) -> dict[tuple[s
     for cell in clashes:
         del found[cell]
     return found
+
+
+_CELL_ID = re.compile(r"^[pc]\d+$")
+
+
+def stray_cells(text: str, pairs: Mapping[str, Sequence[str]]) -> list[tuple[str, str]]:
+    """(premise id, claim id) pairs the answer gives a verdict for that were not asked for
+    (a small model copying the prompt's example ids, say): worth telling it about."""
+    asked = _Asked(pairs)
+    stray = {cell for cell, raw in _cells(load_json(text), asked)
+             if cell not in asked.cells and verdict_of(raw) is not None
+             and all(_CELL_ID.match(part) for part in cell)}
+    return sorted(stray, key=lambda cell: (int(cell[0][1:]), int(cell[1][1:])))
