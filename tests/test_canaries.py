@@ -170,7 +170,7 @@ def test_score_output_mode_option_forces_the_mode(fake_openai_server, tmp_path):
 @pytest.mark.parametrize("probe", [p for p in PROBES if p.kind == "swap"], ids=lambda p: p.id)
 def test_swap_probes_change_exactly_one_detail(probe):
     a, b = probe.text.split(), probe.claim.split()
-    assert len(a) == len(b) and 1 <= sum(x != y for x, y in zip(a, b)) <= 2
+    assert len(a) == len(b) and 1 <= sum(x != y for x, y in zip(a, b, strict=True)) <= 2
 
 
 def test_no_canaries_skips_them(fake_openai_server, tmp_path):

@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.logging import RichHandler
 from rich.table import Table
 
+from ..engine.metrics import COMPAT_MODES, check_compat
 from ..errors import InvalidSample, NoiseGaugeError
 from ..infra.store import resolve_cache
 from ..io.readers import FORMATS, open_source
@@ -57,12 +58,14 @@ def _logging(quiet: bool) -> Iterator[None]:
 def _table(stats: RunStats) -> Table:
     table = Table(title="noisegauge summary", title_justify="left", box=box.SIMPLE_HEAD)
     table.add_column("metric", no_wrap=True)
-    for col in ("mean", "95% CI", "n", "undefined", "errors"):
+    doubt = stats.uncertain_shares()  # only judges that score their verdicts
+    for col in ("mean", "95% CI", "n", "undefined", "errors", *(["uncertain"] if doubt else [])):
         table.add_column(col, justify="right", no_wrap=True)
     for name, s in stats.summary().items():
         mean = "undefined" if s.mean is None else f"{s.mean:.3f}"
         ci = "-" if s.ci is None else f"[{s.ci[0]:.3f}, {s.ci[1]:.3f}]"
-        table.add_row(name, mean, ci, str(s.n), str(s.undefined), str(s.errors))
+        extra = [f"{doubt[name]:.0%}" if name in doubt else "-"] if doubt else []
+        table.add_row(name, mean, ci, str(s.n), str(s.undefined), str(s.errors), *extra)
     return table
 
 
@@ -71,6 +74,9 @@ def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None,
     # Piped into a file or CI log, rich would assume 80 columns and truncate names.
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 100)
     console.print(_table(stats))
+    hint = stats.uncertain_hint()
+    if hint:
+        console.print(hint)
     st, u = stats.status, stats.usage
     console.print(f"rows {stats.rows:,}: ok {st.get('ok', 0):,}, undefined "
                   f"{st.get('undefined', 0):,}, error {st.get('error', 0):,}")
@@ -123,13 +129,16 @@ def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None,
 @click.option("--restart", is_flag=True, help="Ignore results left by an interrupted run.")
 @click.option("--strict", is_flag=True, help="Stop at the first bad row (exit 2).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or notes on stderr.")
+@click.option("--compat", type=click.Choice(COMPAT_MODES),
+              help="ragchecker: RAGChecker's computation.py values (0.0) where a metric has no "
+                   "denominator, instead of undefined.")
 def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str | None,
           out: Path | None, out_format: str | None, report_path: Path | None,
           input_format: str | None, metrics: str | None,
           fail_above: tuple[str, ...], fail_below: tuple[str, ...], concurrency: int,
           no_canaries: bool, output_mode: str | None, max_concurrency: int | None,
           cache_path: Path | None, no_cache: bool, restart: bool, strict: bool,
-          quiet: bool) -> None:
+          quiet: bool, compat: str | None) -> None:
     """Score every row of INPUT (JSONL, JSON, RAGChecker JSON, CSV, Parquet).
 
     Fields: user_input/question/query, response/answer, reference/ground_truth/gt_answer,
@@ -150,7 +159,7 @@ def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str 
             stats, cache_file, judge, canaries = _run(
                 input_path, judge_spec, base_url, api_key, out, out_format, input_format,
                 metrics, gates, concurrency, cache_path, no_cache, restart, strict, quiet,
-                settings, report_path, canaries_on=not no_canaries)
+                settings, report_path, compat, canaries_on=not no_canaries)
         except InvalidSample as exc:
             err.print(f"[red]error:[/red] {exc}; stopping (--strict). Finished rows are kept "
                       "for the next run.")
@@ -180,8 +189,8 @@ def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str |
          out: Path | None, out_format: str | None, input_format: str | None,
          metrics: str | None, gates: list[Gate], concurrency: int, cache_path: Path | None,
          no_cache: bool, restart: bool, strict: bool, quiet: bool, settings: dict[str, Any],
-         report_path: Path | None = None, *, canaries_on: bool = True,
-         ) -> tuple[RunStats, Path | None, Any, CanaryReport]:
+         report_path: Path | None = None, compat: str | None = None, *,
+         canaries_on: bool = True) -> tuple[RunStats, Path | None, Any, CanaryReport]:
     if no_cache and cache_path is not None:
         raise click.UsageError("--cache and --no-cache contradict each other")
     if out is not None and input_path.exists() and out.exists() and out.samefile(input_path):
@@ -199,7 +208,7 @@ def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str |
     canaries = CanaryReport()
     try:
         watched = watch(judge, canaries) if canaries_on else judge
-        plan = build_plan(metrics, watched, store)
+        plan = build_plan(metrics, watched, store, check_compat(compat))
         for name, _, direction in gates:
             if name not in plan.names:
                 raise click.BadParameter(f"{name!r} is not among the scored metrics "

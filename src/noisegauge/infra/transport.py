@@ -314,7 +314,7 @@ class _Endpoint:
         sxx = sum((x - mx) ** 2 for x in xs)
         if sxx == 0:
             return False  # every sample at one load: no slope to read
-        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx
         if slope <= 0:
             return False
         alone = max(my + slope * (1 - mx), 1e-12)

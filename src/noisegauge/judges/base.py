@@ -6,7 +6,10 @@ a judge do better than the default fan-out:
 
 - ``check_many(premises, claims)``: check the same claims against several premises in
   one go (an LLM judge packs them into one call; the NLI judge into one batch);
-- ``judge_sample(sample)``: produce the whole ``ClaimVerdicts`` itself (``precomputed``).
+- ``judge_sample(sample)``: produce the whole ``ClaimVerdicts`` itself (``precomputed``);
+- ``check_many_scored(premises, claims)`` with ``uncertain_band``: each verdict with the
+  judge's score (its probability of *entailed*), and the scores it is unsure about; the
+  evidence then marks those verdicts ``uncertain`` (the offline judge).
 """
 
 from __future__ import annotations
@@ -24,8 +27,8 @@ if TYPE_CHECKING:
     from ..engine.matrix import ClaimVerdicts
     from ..samples import Sample
 
-__all__ = ["Judge", "BatchChecker", "SampleJudge", "Usage", "metered", "record_usage",
-           "judge_identity"]
+__all__ = ["Judge", "BatchChecker", "SampleJudge", "ScoredChecker", "Usage", "metered",
+           "record_usage", "judge_identity", "capture_raw", "record_raw"]
 
 
 @runtime_checkable
@@ -55,10 +58,23 @@ class SampleJudge(Protocol):
         ...
 
 
+@runtime_checkable
+class ScoredChecker(Protocol):
+    #: Verdicts whose score lies in ``[lo, hi)`` are uncertain; None: no band is known.
+    uncertain_band: tuple[float, float] | None
+
+    async def check_many_scored(self, premises: Sequence[str],
+                                claims: Sequence[str]) -> list[list[tuple[Verdict, float]]]:
+        """``check_many`` with each verdict's score."""
+        ...
+
+
 def judge_identity(judge: object) -> dict[str, Any]:
     """What identifies a judge's answers (for caches and result metadata).
 
-    A judge may define ``identity()``; otherwise its class path stands in.
+    A judge may define ``identity()`` (model, settings...); otherwise its class path stands
+    in. A judge that lists ``identity_sources`` (its prompt module, its weights) also gets a
+    digest of their content, so an edited prompt or new weights never reuse a cached answer.
     """
     return identity_of(judge, "judge")
 
@@ -128,3 +144,27 @@ def record_usage(usage: Usage) -> None:
     current = _CURRENT.get()
     if current is not None:
         current.add(usage)
+
+
+_RAW: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("noisegauge_raw",
+                                                                       default=None)
+
+
+@contextmanager
+def capture_raw() -> Iterator[list[str]]:
+    """Collect the raw answers that providers report (``record_raw``) inside the block;
+    the judge cache keeps them beside the parsed answer."""
+    raws: list[str] = []
+    token = _RAW.set(raws)
+    try:
+        yield raws
+    finally:
+        _RAW.reset(token)
+
+
+def record_raw(text: str) -> None:
+    """Report one raw model answer (already redacted), so a cached verdict can be audited
+    later (``noisegauge cache show KEY``). A no-op outside ``capture_raw()``."""
+    raws = _RAW.get()
+    if raws is not None:
+        raws.append(text)

@@ -1,8 +1,10 @@
 """The judge cache: one wrapper around any judge, answers kept in the persistent store.
 
 The key is a hash of the judge's full identity (``judge_identity``: kind, model, base URL,
-prompt version, generation settings; never an API key), the method name and the input texts.
-Changing the model or the prompt version therefore never reuses a stale answer.
+generation settings and a digest of its prompts or weights; never an API key), the method
+name and the input texts. Changing the model, a prompt or the weights therefore never reuses a
+stale answer. The raw answers a provider reports (``record_raw``) are kept beside the parsed
+one, for audits (``noisegauge cache show KEY``).
 """
 
 from __future__ import annotations
@@ -14,9 +16,18 @@ from typing import Any
 
 from ..infra.store import JudgeCache
 from ..verdicts import Verdict
-from .base import BatchChecker, Judge, SampleJudge, Usage, judge_identity, record_usage
+from .base import (
+    BatchChecker,
+    Judge,
+    SampleJudge,
+    ScoredChecker,
+    Usage,
+    capture_raw,
+    judge_identity,
+    record_usage,
+)
 
-__all__ = ["CachedJudge", "with_cache"]
+__all__ = ["CachedJudge", "ScoredCachedJudge", "with_cache"]
 
 _CODE = {Verdict.ENTAILED: "e", Verdict.NEUTRAL: "n", Verdict.CONTRADICTED: "c"}
 _DECODE = {c: v for v, c in _CODE.items()}
@@ -46,9 +57,11 @@ class CachedJudge:
         if isinstance(hit, list) and all(isinstance(c, str) for c in hit):
             record_usage(Usage(cached_calls=1))
             return hit
-        claims = await self.inner.extract(text, question)
+        with capture_raw() as raw:
+            claims = await self.inner.extract(text, question)
         if isinstance(claims, list) and all(isinstance(c, str) for c in claims):
-            self.store.put(key, claims)  # only well-formed answers are kept
+            # only well-formed answers are kept
+            self.store.put(key, claims, raw=raw, namespace=self._ns, method="extract")
         return claims
 
     def _lookup(self, method: str, premise: str, claims: Sequence[str]) -> list[Verdict] | None:
@@ -57,20 +70,28 @@ class CachedJudge:
             return [_DECODE[c] for c in hit]
         return None
 
-    def _save(self, method: str, premise: str, claims: Sequence[str], verdicts: Any) -> None:
+    def _save(self, method: str, premise: str, claims: Sequence[str], verdicts: Any,
+              raw: Sequence[str]) -> None:
         if (isinstance(verdicts, list) and len(verdicts) == len(claims)
                 and all(isinstance(v, Verdict) for v in verdicts)):
             self.store.put(self.store.key(self._ns, method, premise, list(claims)),
-                           "".join(_CODE[v] for v in verdicts))
+                           "".join(_CODE[v] for v in verdicts), raw=raw, namespace=self._ns,
+                           method=method)
 
     async def check(self, premise: str, claims: Sequence[str]) -> list[Verdict]:
         hit = self._lookup("check", premise, claims)
         if hit is not None:
             record_usage(Usage(cached_calls=1))
             return hit
-        verdicts = await self.inner.check(premise, claims)
-        self._save("check", premise, claims, verdicts)
+        with capture_raw() as raw:
+            verdicts = await self.inner.check(premise, claims)
+        self._save("check", premise, claims, verdicts, raw)
         return verdicts
+
+    async def _fresh_check(self, premise: str,
+                           claims: Sequence[str]) -> tuple[list[Verdict], list[str]]:
+        with capture_raw() as raw:
+            return await self.inner.check(premise, claims), raw
 
     async def check_many(self, premises: Sequence[str], claims: Sequence[str]) -> list[list[Verdict]]:
         """Cached per premise; only the missing premises reach the judge, in one batch when
@@ -87,16 +108,19 @@ class CachedJudge:
             return [f for f in found if f is not None]
         todo = [premises[j] for j in missing]
         if batch:
-            fresh = await self.inner.check_many(todo, claims)  # type: ignore[attr-defined]
+            # One call answers every premise: each keeps that call's raw answers.
+            with capture_raw() as raw:
+                fresh = await self.inner.check_many(todo, claims)  # type: ignore[attr-defined]
+            raws: list[list[str]] = [raw] * len(todo)
         else:
-            fresh = list(await asyncio.gather(*(self.inner.check(p, claims) for p in todo)))
+            pairs = await asyncio.gather(*(self._fresh_check(p, claims) for p in todo))
+            fresh, raws = [v for v, _ in pairs], [r for _, r in pairs]
         if len(fresh) != len(todo):
             return list(fresh)  # malformed: let the scorer's shape check report it
-        for j, verdicts in zip(missing, fresh):
-            self._save(method, premises[j], claims, verdicts)
+        for j, verdicts, raw in zip(missing, fresh, raws, strict=True):
+            self._save(method, premises[j], claims, verdicts, raw)
             found[j] = verdicts
         return [f if f is not None else [] for f in found]
-
 
     async def find_sources(self, question: str, reference: str, chunks: Sequence[str],
                            claims: Sequence[str]) -> Any:
@@ -110,10 +134,51 @@ class CachedJudge:
         if isinstance(hit, list) and len(hit) == len(claims):
             record_usage(Usage(cached_calls=1))
             return hit
-        found = await inner(question, reference, chunks, claims)
+        with capture_raw() as raw:
+            found = await inner(question, reference, chunks, claims)
         if isinstance(found, list) and len(found) == len(claims):
-            self.store.put(key, [dict(f) if f is not None else None for f in found])
+            self.store.put(key, [dict(f) if f is not None else None for f in found], raw=raw,
+                           namespace=self._ns, method="find_sources")
         return found
+
+
+class ScoredCachedJudge(CachedJudge):
+    """A ``CachedJudge`` around a judge that gives scores: scored answers are cached too."""
+
+    @property
+    def uncertain_band(self) -> tuple[float, float] | None:
+        band: tuple[float, float] | None = getattr(self.inner, "uncertain_band", None)
+        return band
+
+    async def check_many_scored(self, premises: Sequence[str],
+                                claims: Sequence[str]) -> list[list[tuple[Verdict, float]]]:
+        keys = [self.store.key(self._ns, "check_many_scored", p, list(claims)) for p in premises]
+        found: list[list[tuple[Verdict, float]] | None] = [_decode_scored(self.store.get(k), claims)
+                                                            for k in keys]
+        missing = [j for j, f in enumerate(found) if f is None]
+        if not missing:
+            record_usage(Usage(cached_calls=1))
+            return [f for f in found if f is not None]
+        inner: ScoredChecker = self.inner  # type: ignore[assignment]
+        fresh = await inner.check_many_scored([premises[j] for j in missing], claims)
+        if len(fresh) != len(missing):
+            return list(fresh)  # malformed: let the scorer's shape check report it
+        for j, row in zip(missing, fresh, strict=True):
+            if len(row) == len(claims) and all(isinstance(v, Verdict) for v, _ in row):
+                self.store.put(keys[j], {"v": "".join(_CODE[v] for v, _ in row),
+                                         "s": [float(x) for _, x in row]})
+            found[j] = row
+        return [f if f is not None else [] for f in found]
+
+
+def _decode_scored(hit: Any, claims: Sequence[str]) -> list[tuple[Verdict, float]] | None:
+    if not isinstance(hit, dict):
+        return None
+    codes, scores = hit.get("v"), hit.get("s")
+    if (isinstance(codes, str) and isinstance(scores, list) and len(codes) == len(claims)
+            and len(scores) == len(claims) and all(c in _DECODE for c in codes)):
+        return [(_DECODE[c], float(x)) for c, x in zip(codes, scores, strict=True)]
+    return None
 
 
 def with_cache(judge: Judge, store: JudgeCache | None) -> Judge:
@@ -124,4 +189,6 @@ def with_cache(judge: Judge, store: JudgeCache | None) -> Judge:
     use_store = getattr(judge, "use_store", None)
     if callable(use_store):  # judges that keep their own notes there (the LLM's output mode)
         use_store(store)
+    if isinstance(judge, ScoredChecker):
+        return ScoredCachedJudge(judge, store)
     return CachedJudge(judge, store)

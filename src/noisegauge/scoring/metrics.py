@@ -6,11 +6,12 @@ sample for several metrics (or both noise modes) costs the judge calls of one.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, cast
 
 from .._async import run_sync
+from ..engine.metrics import Compat, check_compat
 from ..engine.ranked import RANKED_CONTEXT_PRECISION, ranked_context_precision
 from ..judges.base import Judge, metered
 from ..judges.registry import get_judge
@@ -37,9 +38,12 @@ def as_sample(sample: Sample | Mapping[str, Any] | None, fields: Mapping[str, An
     return Sample.from_record(record, row=row)
 
 
-async def ascore_sample(sample: Sample, judge: Judge | str, *, index: int | None = None) -> SampleResult:
+async def ascore_sample(sample: Sample, judge: Judge | str, *, index: int | None = None,
+                        compat: Compat | None = None) -> SampleResult:
     """Judge one sample once and compute every metric from it. Never raises for judge
-    failures: they become an ``error`` result with the reason."""
+    failures: they become an ``error`` result with the reason. ``compat="ragchecker"``:
+    RAGChecker's values where a denominator is empty (0.0) instead of undefined."""
+    check_compat(compat)
     resolved = get_judge(judge)
     with metered() as usage:
         try:
@@ -49,24 +53,28 @@ async def ascore_sample(sample: Sample, judge: Judge | str, *, index: int | None
                                 usage=usage)
         result = result_from_verdicts(cv, index=index, id=sample.id, usage=usage,
                                       chunks=sample.retrieved_contexts, reference=sample.reference,
-                                      question=sample.user_input)
+                                      question=sample.user_input, compat=compat)
         return await ask_sources(resolved, sample, result)
 
 
-def score_sample(sample: Sample, judge: Judge | str, *, index: int | None = None) -> SampleResult:
+def score_sample(sample: Sample, judge: Judge | str, *, index: int | None = None,
+                 compat: Compat | None = None) -> SampleResult:
     """Synchronous ``ascore_sample``; raises inside a running event loop."""
-    return run_sync(ascore_sample(sample, judge, index=index),
+    return run_sync(ascore_sample(sample, judge, index=index, compat=compat),
                     hint="use `await ascore_sample(...)`")
 
 
 @dataclass(frozen=True)
 class Metric:
-    """Base of every claim metric. ``judge`` may be a Judge or a spec string."""
+    """Base of every claim metric. ``judge`` may be a Judge or a spec string;
+    ``compat="ragchecker"`` gives RAGChecker's 0.0 where our default says undefined."""
 
     judge: Judge | str
+    compat: Compat | None = field(default=None, kw_only=True)
     metric: ClassVar[str] = ""
 
     def __post_init__(self) -> None:
+        check_compat(self.compat)
         object.__setattr__(self, "judge", get_judge(self.judge))
 
     @property
@@ -79,7 +87,8 @@ class Metric:
         """Score one sample: ``await m.ascore(user_input=..., response=..., reference=...,
         retrieved_contexts=[...])`` or ``await m.ascore(sample)``."""
         s = as_sample(sample, fields)
-        result = await ascore_sample(s, cast(Judge, self.judge))  # resolved in __post_init__
+        result = await ascore_sample(s, cast(Judge, self.judge),  # resolved in __post_init__
+                                     compat=self.compat)
         return self.pick(result)
 
     def score(self, sample: Sample | Mapping[str, Any] | None = None, /,
@@ -189,6 +198,3 @@ class RankedContextPrecision(Metric):
                                 sample=result)
         return MetricResult(name=self.name, value=mv.value, status="ok", reason=None, sample=result)
 
-
-def metric_names(metrics: Sequence[Metric]) -> list[str]:
-    return [m.name for m in metrics]
