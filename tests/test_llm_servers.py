@@ -14,9 +14,9 @@ import pytest
 from noisegauge import Verdict, get_judge
 from noisegauge.errors import JudgeUnavailable
 from noisegauge.infra.store import JudgeCache
-from noisegauge.judges.base import metered
+from noisegauge.judges.base import capture_raw, metered
 from noisegauge.judges.llm import modes
-from noisegauge.judges.llm.judge import OpenAIJudge, raw_answers
+from noisegauge.judges.llm.judge import OpenAIJudge
 from noisegauge.testing import FakeOpenAIServer, FakeRequest, judge_responder
 from noisegauge.testing.fake_openai import overlap_verdict
 from noisegauge.testing.llama_cpp import LlamaCppPythonServer
@@ -156,10 +156,10 @@ def test_flat_answers_of_json_mode_are_read_without_re_asking(llama):
     # Without a schema the persona answers {"p1": "neutral"} (one claim per premise) or a
     # list of records (several): both unambiguous, so no re-ask.
     judge = judge_for(llama, output_mode="json_object")
-    with raw_answers() as raw:
+    with capture_raw() as raw:
         one = asyncio.run(judge.check_many(PREMISES, CLAIMS[:1]))
     assert one == expected(PREMISES, CLAIMS[:1])
-    assert json.loads(raw[0]["text"]) == {"p1": "neutral", "p2": "entailed", "p3": "neutral",
+    assert json.loads(raw[0]) == {"p1": "neutral", "p2": "entailed", "p3": "neutral",
                                           "p4": "neutral"}
     two = asyncio.run(judge.check_many(PREMISES, CLAIMS))
     assert two == expected(PREMISES, CLAIMS)
@@ -309,3 +309,18 @@ def test_an_answer_with_copied_example_ids_gets_a_correction_naming_the_right_on
     assert asked.first_user.endswith("Judge:\np1: c1 c2\np2: c3 c4")
     assert "not asked for (p2/c1, p2/c2)" in again.last_user
     assert "p2: c3 c4" in again.last_user and judge.stats.repairs == 1
+
+
+def test_the_judge_cache_keeps_the_raw_answers_without_the_key(fake_openai_server, tmp_path):
+    from noisegauge.judges.cache import with_cache
+
+    secret = "sk-raw-SECRET-123456789"
+    fake_openai_server.api_key = secret
+    fake_openai_server.add_fault(transform=lambda text: text + f" // {secret}")
+    store = JudgeCache(tmp_path / "cache.sqlite3")
+    judge = with_cache(get_judge("openai:m", base_url=fake_openai_server.url, api_key=secret),
+                       store)
+    assert asyncio.run(judge.check(PREMISES[1], CLAIMS)) == expected(PREMISES[1:2], CLAIMS)[0]
+    (entry,) = [e for e in store.recent() if e.method == "check"]
+    assert entry.raw and '"c1": "entailed"' in entry.raw[0]
+    assert secret not in entry.raw[0] and entry.raw[0].endswith("// ***")

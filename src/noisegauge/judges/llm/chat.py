@@ -276,6 +276,10 @@ class ChatEndpoint:
 
     # -- messages --------------------------------------------------------------------------
 
+    def redact(self, text: str) -> str:
+        """``text`` with the API key and anything key-shaped masked."""
+        return redact(text, self._api_key)
+
     def describe(self, exc: BaseException) -> str:
         """An error message safe to show: the API key and bearer tokens are masked."""
         import openai

@@ -28,11 +28,9 @@ results or error messages.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import os
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -40,7 +38,7 @@ from ...errors import InvalidInput, JudgeOutputError, MissingDependency
 from ...infra.store import JudgeCache
 from ...infra.transport import Limits, RetryPolicy
 from ...verdicts import Verdict
-from ..base import Usage, record_usage
+from ..base import Usage, record_raw, record_usage
 from . import attribution, prompts
 from .batching import STRATEGIES, estimate_tokens, plan
 from .chat import OUTPUT_MODES, ChatEndpoint, JudgeStats, public_url
@@ -48,8 +46,7 @@ from .coalesce import Coalescer
 from .output import read_claims, read_verdicts, stray_cells
 from .pricing import Price
 
-__all__ = ["DEFAULT_BASE_URL", "JudgeSettings", "JudgeStats", "OpenAIJudge", "make_judge",
-           "raw_answers"]
+__all__ = ["DEFAULT_BASE_URL", "JudgeSettings", "JudgeStats", "OpenAIJudge", "make_judge"]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -242,7 +239,7 @@ class OpenAIJudge:
             messages = prompts.extract_messages({t: texts[t] for t in todo}, question)
             answer, finish = (await self._chat.complete(
                 messages + extra, "claims", prompts.extract_schema(todo), max_tokens))[0]
-            _keep_raw("claims", answer)
+            record_raw(self._chat.redact(answer))
             if finish == "length":  # a cut list would silently drop claims: ask again, longer
                 max_tokens = self._longer(max_tokens, "claim extraction")
                 extra = []
@@ -309,7 +306,7 @@ class OpenAIJudge:
             open_cells = {(p, c) for p, cs in todo.items() for c in cs}
             got_any = False
             for text, _ in answers:
-                _keep_raw("verdicts", text)
+                record_raw(self._chat.redact(text))
                 for cell, verdict in read_verdicts(text, todo).items():
                     if cell in open_cells:  # only what this round asked for
                         votes.setdefault(cell, []).append(verdict)
@@ -368,28 +365,6 @@ class OpenAIJudge:
     async def aclose(self) -> None:
         """Close the HTTP client of the running loop (optional; clients die with their loop)."""
         await self._chat.aclose()
-
-
-_RAW: contextvars.ContextVar[list[dict[str, str]] | None] = contextvars.ContextVar(
-    "noisegauge_raw_answers", default=None)
-
-
-@contextmanager
-def raw_answers() -> Iterator[list[dict[str, str]]]:
-    """Collect the raw text of every answer the LLM judge reads inside the block (tasks
-    inherit it), as ``{"task": "claims"|"verdicts", "text": ...}``, e.g. to store them."""
-    kept: list[dict[str, str]] = []
-    token = _RAW.set(kept)
-    try:
-        yield kept
-    finally:
-        _RAW.reset(token)
-
-
-def _keep_raw(task: str, text: str) -> None:
-    kept = _RAW.get()
-    if kept is not None:
-        kept.append({"task": task, "text": text})
 
 
 def _snippet(text: str, limit: int = 120) -> str:
