@@ -294,7 +294,7 @@ def test_timeouts_are_retried_fewer_times_than_other_errors():
         run(attempt, policy=RetryPolicy(timeout=0.02, max_retries=6, max_timeout_retries=1,
                                         ghost_hold=0.01))
     assert info.value.attempts == 2 and info.value.timeouts == 2
-    assert isinstance(info.value.last, transport.AttemptTimeout)
+    assert isinstance(info.value.last, transport.AttemptTimeoutError)
     assert "0.02 s" in str(info.value.last)
 
 

@@ -57,7 +57,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-__all__ = ["AttemptTimeout", "CallReport", "EndpointState", "Failure", "Limits",
+__all__ = ["AttemptTimeoutError", "CallReport", "EndpointState", "Failure", "Limits",
            "RetriesExhausted", "RetryPolicy", "call_with_retries", "endpoint_state"]
 
 T = TypeVar("T")
@@ -134,7 +134,7 @@ class EndpointState:
     decreases: int
 
 
-class AttemptTimeout(asyncio.TimeoutError):
+class AttemptTimeoutError(asyncio.TimeoutError):
     """One attempt got no answer within ``seconds`` of being sent."""
 
     def __init__(self, seconds: float) -> None:
@@ -362,7 +362,7 @@ async def call_with_retries(key: str, attempt: Callable[[], Awaitable[T]], *,
         try:
             result = await asyncio.wait_for(attempt(), policy.timeout)
         except asyncio.TimeoutError:
-            error: BaseException = AttemptTimeout(policy.timeout)
+            error: BaseException = AttemptTimeoutError(policy.timeout)
             failure = Failure(retryable=True, timed_out=True)
         except Exception as exc:
             error, failure = exc, classify(exc)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import JudgeOutputError, JudgeUnavailable
 from ...infra.transport import (
-    AttemptTimeout,
+    AttemptTimeoutError,
     CallReport,
     Limits,
     RetriesExhausted,
@@ -285,7 +285,7 @@ class ChatEndpoint:
         import openai
 
         where = public_url(self.base_url)
-        if isinstance(exc, (AttemptTimeout, openai.APITimeoutError, asyncio.TimeoutError)):
+        if isinstance(exc, (AttemptTimeoutError, openai.APITimeoutError, asyncio.TimeoutError)):
             seconds = getattr(exc, "seconds", self.policy.timeout)
             return redact(f"timed out after {seconds:g} s waiting for {where} (model "
                           f"{self.model})", self._api_key)

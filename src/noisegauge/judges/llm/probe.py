@@ -17,7 +17,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ...errors import JudgeUnavailable
-from ...infra.transport import AttemptTimeout
+from ...infra.transport import AttemptTimeoutError
 from .failures import body_text, public_url
 from .modes import family_of
 
@@ -72,7 +72,7 @@ def _timeout(exc: BaseException, seconds: float) -> BaseException:
     import openai
 
     timed_out = isinstance(exc, (asyncio.TimeoutError, openai.APITimeoutError))
-    return AttemptTimeout(seconds) if timed_out else exc
+    return AttemptTimeoutError(seconds) if timed_out else exc
 
 
 _UNKNOWN_MODEL = re.compile(r"model.{0,80}(not (be )?found|does not exist|unknown|invalid|"
