@@ -56,11 +56,14 @@ async def one_mode(url: str, mode: str, rows: list[dict[str, Any]], timeout: flo
         out["canary_failures"] = [f"{r.probe.id}: {r.got!r}" for r in canaries.failures()
                                   if r.error is None]
         errors = {r.error for r in canaries.results if r.error is not None}
+        out["canary_errors"] = [f"{sum(r.error == e for r in canaries.results)} probes: "
+                                f"{' '.join(str(e).split())[:200]}" for e in errors]
         if len(errors) == 1 and all(r.error for r in canaries.results):
             raise JudgeError(errors.pop())  # nothing works in this mode: skip the rows
         report = await aevaluate(rows, judge=judge, cache=False, progress=False)
         out["rows"] = dict(report.stats.status)
-        out["reasons"] = sorted({r.reason or "" for r in report.results if r.status == "error"})
+        out["reasons"] = sorted({f"{r.status}: {r.reason}" for r in report.results
+                                 if r.status != "ok"})
         usage = report.usage
         usage.add(canaries.usage)
         out["usage"] = usage.to_dict()
@@ -99,7 +102,9 @@ def show(results: list[dict[str, Any]]) -> None:
             short = text if len(text) <= 300 else f"{text[:140]} ... {text[-150:]}"
             print(f"{r['mode']}: stopped: {short}")
         for reason in r.get("reasons", []):
-            print(f"{r['mode']}: error row: {reason[:300]}")
+            print(f"{r['mode']}: row {reason[:300]}")
+        for error in r.get("canary_errors", []):
+            print(f"{r['mode']}: canaries without an answer: {error}")
         if r.get("canary_failures"):
             print(f"{r['mode']}: canaries failed: " + "; ".join(r["canary_failures"]))
 
