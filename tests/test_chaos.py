@@ -6,6 +6,7 @@ non-empty reason naming what failed, and no lost row."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,7 @@ def test_server_dies_then_comes_back(fake_openai_server: FakeOpenAIServer, tmp_p
     clean = tmp_path / "clean.jsonl"
     assert _score(fake_openai_server, src, "--out", str(clean), "-q").exit_code == 0
     fake_openai_server.requests.clear()
-    fake_openai_server.die_after = 8  # about 4 rows, then every connection is dropped
+    fake_openai_server.die_after = 12  # the probe, canaries, a few rows; then no connection
     out = tmp_path / "out.jsonl"
     args = ["--out", str(out), "--concurrency", "1", "--max-retries", "0",
             "--max-consecutive-failures", "3", "-q"]
@@ -56,7 +57,8 @@ def test_server_dies_then_comes_back(fake_openai_server: FakeOpenAIServer, tmp_p
     fake_openai_server.die_after = None
     res = _score(fake_openai_server, src, *args)
     assert res.exit_code == 0, res.output
-    assert "resumed 4 rows" in res.stdout
+    resumed = re.search(r"resumed (\d+) rows", res.stdout)
+    assert resumed and 0 < int(resumed[1]) < 12, res.stdout
     assert out.read_bytes() == clean.read_bytes()
 
 
@@ -72,8 +74,8 @@ def test_a_hung_endpoint_times_out_with_a_reason(fake_openai_server: FakeOpenAIS
     assert res.exit_code == 3
     for row in _rows(out):
         assert row["error_kind"] == "transport"
-        assert f"fake at {fake_openai_server.url}" in row["reason"]
-        assert "no answer within 0.3 s" in row["reason"]
+        assert f"timed out after 0.3 s waiting for {fake_openai_server.url} (model fake)" \
+            in row["reason"]
         assert "gave up after 2 attempts" in row["reason"]
 
 

@@ -171,7 +171,7 @@ def test_consecutive_transport_failures_stop_the_run(
     src = _jsonl(tmp_path / "in.jsonl", rows(30))
     out = tmp_path / "o.jsonl"
     args = [str(src), "--judge", "unreachable:after=8", "--out", str(out), "--concurrency",
-            "1", "--max-consecutive-failures", "5", "-q"]
+            "1", "--max-consecutive-failures", "5", "-q", "--no-canaries"]
     start = time.monotonic()
     res = _invoke(*args)
     assert res.exit_code == 2

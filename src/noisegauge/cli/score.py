@@ -20,13 +20,16 @@ CSV input: one row per sample with a header; list columns (``retrieved_contexts`
 from __future__ import annotations
 
 import asyncio
+import errno
 import itertools
+import os
 from pathlib import Path
 from typing import Any
 
 import click
 from rich import box
 from rich.table import Table
+from rich.text import Text
 
 from ..engine.metrics import COMPAT_MODES, Compat, check_compat
 from ..errors import InvalidInput, InvalidSample, JudgeError, NoiseGaugeError
@@ -35,15 +38,18 @@ from ..infra.store import JudgeCache, resolve_cache
 from ..io.readers import FORMATS, Source, open_source
 from ..io.writers import OUTPUT_FORMATS
 from ..judges.base import Judge
+from ..judges.canaries import CanaryReport, watch
+from ..judges.llm.modes import MODES
 from ..judges.registry import get_judge
 from ..runner.evaluate import Report, aevaluate
 from ..runner.journal import journal_path
-from ..runner.plan import aclose_judges, resolve_metrics
+from ..runner.plan import Plan, aclose_judges, resolve_metrics
 from ..runner.progress import usage_line
 from ..runner.stats import RunStats
 from ..samples import MAX_TEXT_CHARS
 from .console import cli_logging, error, note, stdout
 from .gates import Gate, check_gates, parse_gates
+from .judging import check_canaries, endpoint_lines, summary_usage_line
 
 __all__ = ["score"]
 
@@ -65,18 +71,22 @@ def _table(stats: RunStats) -> Table:
     return table
 
 
-def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None) -> None:
+def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None,
+                   judges: tuple[Any, ...] = (), canaries: CanaryReport | None = None) -> None:
     console = stdout()
     console.print(_table(stats))
     hint = stats.uncertain_hint()
     if hint:
         console.print(hint)
     st, u = stats.status, stats.usage
-    cost = "unknown" if u.cost_usd is None else f"${u.cost_usd:.4f}"
     console.print(f"rows {stats.rows:,}: ok {st.get('ok', 0):,}, undefined "
                   f"{st.get('undefined', 0):,}, error {st.get('error', 0):,}")
-    console.print(f"judge: calls {u.calls:,}, cached {u.cached_calls:,}, tokens "
-                  f"{u.prompt_tokens:,} prompt + {u.completion_tokens:,} completion, cost {cost}")
+    console.print(summary_usage_line(u))
+    for line in endpoint_lines(judges):
+        console.print(line)
+    if canaries is not None and canaries.total:
+        console.print(Text(canaries.line()) + (Text("") if canaries.ok else
+                                               Text("  BELOW THE BAR", style="bold red")))
     if stats.resumed:
         console.print(f"resumed {stats.resumed:,} rows from an interrupted run; "
                       f"this run: {usage_line(stats)}")
@@ -103,6 +113,14 @@ def _saved(out: Path | None) -> str:
     if partial.exists():
         return f"Finished rows are kept in {partial}: run the same command to resume."
     return "No row had finished, so nothing was saved."
+
+
+def _check_writable(out: Path) -> None:
+    """Make ``out``'s folder, or raise the OSError that writing there would raise."""
+    folder = out.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    if not os.access(folder, os.W_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(folder))
 
 
 def _open_input(path: Path, fmt: str | None) -> Source:
@@ -164,6 +182,12 @@ def _make_judge(spec: str, settings: dict[str, Any]) -> Judge:
                                       "longer one makes an error row.")
 @click.option("--concurrency", default=8, show_default=True, type=click.IntRange(min=1),
               help="Samples judged at once.")
+@click.option("--no-canaries", is_flag=True,
+              help="Skip the judge canaries (known-answer probes before and during the run).")
+@click.option("--output-mode", type=click.Choice(("auto", *MODES)),
+              help="How an LLM judge asks for JSON (default auto: the best the server takes).")
+@click.option("--max-concurrency", type=click.IntRange(min=1),
+              help="Most requests in flight per LLM endpoint (adapts below it; default 16).")
 @click.option("--cache", "cache_path", type=click.Path(path_type=Path, dir_okay=False),
               help="Judge cache file (default: $NOISEGAUGE_CACHE or the user cache directory).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the judge cache.")
@@ -179,6 +203,7 @@ def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str 
           metrics: str | None,
           fail_above: tuple[str, ...], fail_below: tuple[str, ...], max_error_rate: float | None,
           allow_errors: bool, max_consecutive_failures: int, max_chars: int, concurrency: int,
+          no_canaries: bool, output_mode: str | None, max_concurrency: int | None,
           cache_path: Path | None, no_cache: bool, restart: bool, strict: bool,
           quiet: bool, compat: str | None) -> None:
     """Score every row of INPUT (JSONL, JSON, RAGChecker JSON, CSV, Parquet).
@@ -201,15 +226,16 @@ def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str 
     if out is not None and input_path.exists() and out.exists() and out.samefile(input_path):
         raise click.UsageError("--out would overwrite INPUT; choose another file")
     settings = {"base_url": base_url, "api_key": api_key, "timeout": timeout,
-                "max_retries": max_retries}
+                "max_retries": max_retries, "output_mode": output_mode,
+                "max_concurrency": max_concurrency}
     with cli_logging(quiet):
         try:
-            report, cache_file = _run(input_path, input_format, judge_spec, settings, metrics,
-                                      gates, cache_path, no_cache, out=out, out_format=out_format,
-                                      restart=restart, strict=strict, quiet=quiet,
-                                      concurrency=concurrency, max_chars=max_chars,
-                                      failures=max_consecutive_failures,
-                                      report_path=report_path, compat=check_compat(compat))
+            report, cache_file, judge, canaries = _run(
+                input_path, input_format, judge_spec, settings, metrics, gates, cache_path,
+                no_cache, out=out, out_format=out_format, restart=restart, strict=strict,
+                quiet=quiet, concurrency=concurrency, max_chars=max_chars,
+                failures=max_consecutive_failures, report_path=report_path,
+                compat=check_compat(compat), canaries_on=not no_canaries)
         except InvalidSample as exc:
             error(f"{exc}; stopped (--strict). {_saved(out)}")
             raise SystemExit(EXIT_USAGE) from None
@@ -228,11 +254,13 @@ def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str 
             raise SystemExit(EXIT_INTERRUPTED) from None
     if report_path is not None:
         stdout().print(f"report: {report_path}")
-    raise SystemExit(_finish(report.stats, gates, out, cache_file, max_error_rate, allow_errors))
+    raise SystemExit(_finish(report.stats, gates, out, cache_file, max_error_rate, allow_errors,
+                             (judge,), canaries))
 
 
 def _finish(stats: RunStats, gates: list[Gate], out: Path | None, cache_file: Path | None,
-            max_error_rate: float | None, allow_errors: bool) -> int:
+            max_error_rate: float | None, allow_errors: bool, judges: tuple[Any, ...] = (),
+            canaries: CanaryReport | None = None) -> int:
     """Print the summary and what failed; return the exit code."""
     summary = stats.summary()
     failed = check_gates(gates, lambda name: summary[name].mean)
@@ -242,7 +270,7 @@ def _finish(stats: RunStats, gates: list[Gate], out: Path | None, cache_file: Pa
     if rate is not None and errors > rate * rows:
         failed.append(f"--max-error-rate {rate:g}: {errors:,} of {rows:,} rows are errors "
                       f"({errors / rows:.1%})")
-    _print_summary(stats, out, cache_file)
+    _print_summary(stats, out, cache_file, judges, canaries)
     if errors:
         _print_errors(stats)
     for message in failed:
@@ -261,10 +289,14 @@ def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: 
          metrics: str | None, gates: list[Gate], cache_path: Path | None, no_cache: bool, *,
          out: Path | None, out_format: str | None, restart: bool, strict: bool, quiet: bool,
          concurrency: int, max_chars: int, failures: int,
-         report_path: Path | None = None,
-         compat: Compat | None = None) -> tuple[Report, Path | None]:
+         report_path: Path | None = None, compat: Compat | None = None,
+         canaries_on: bool = True) -> tuple[Report, Path | None, Judge, CanaryReport]:
     source = _open_input(input_path, input_format)
+    if out is not None:
+        _check_writable(out)  # before the probe and canaries spend judge calls
     judge = _make_judge(judge_spec, settings)
+    canaries = CanaryReport()
+    watched = watch(judge, canaries) if canaries_on else judge  # a few probes during the run
     names = [m.name for m in resolve_metrics(metrics, judge)]
     for name, _, direction in gates:
         if name not in names:
@@ -272,17 +304,24 @@ def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: 
                                      f"({', '.join(names)})", param_hint=f"--fail-{direction}")
     store: JudgeCache | None = None if no_cache else resolve_cache(cache_path)
 
+    async def before_rows(plan: Plan) -> None:
+        for group in plan.groups if canaries_on else ():
+            await check_canaries(group.judge, canaries, strict=strict)
+
     async def go() -> Report:
         try:
-            return await aevaluate(source, metrics, judge=judge, concurrency=concurrency,
+            return await aevaluate(source, metrics, judge=watched, concurrency=concurrency,
                                    cache=store if store is not None else False, out=out,
                                    out_format=out_format, resume=not restart, strict=strict,
                                    # Rows stay in memory only for an HTML report.
                                    progress=not quiet, keep_results=report_path is not None,
                                    max_chars=max_chars,
                                    max_consecutive_failures=failures or None,
-                                   compat=compat)
+                                   compat=compat, on_start=before_rows)
         finally:
+            finish = getattr(watched, "finish", None)
+            if callable(finish):
+                await finish()  # canaries still running during the run
             await aclose_judges([judge])  # in the loop that used it
 
     try:
@@ -291,14 +330,16 @@ def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: 
         if store is not None:
             store.close()
     if report_path is not None:
-        _write_report(report_path, input_path, report)
-    return report, (store.path if store is not None else None)
+        _write_report(report_path, input_path, report, canaries)
+    return report, (store.path if store is not None else None), judge, canaries
 
 
-def _write_report(path: Path, input_path: Path, report: Report) -> None:
+def _write_report(path: Path, input_path: Path, report: Report, canaries: CanaryReport) -> None:
     from ..report import RunInfo, now_text, write_report
 
     stamp = now_text()
+    judges = tuple({**j, "canaries": canaries.score()} if canaries.total else j
+                   for j in report.judges)
     write_report(path, list(report.rows()),
                  info=RunInfo(title=input_path.name, source=str(input_path),
-                              judges=tuple(report.judges), scored_at=stamp, generated_at=stamp))
+                              judges=judges, scored_at=stamp, generated_at=stamp))

@@ -20,7 +20,7 @@ import logging
 import os
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -210,7 +210,8 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
                     progress: bool | None = None, format: str | None = None,
                     keep_results: bool = True, max_chars: int = MAX_TEXT_CHARS,
                     max_consecutive_failures: int | None = 10,
-                    compat: Compat | None = None) -> Report:
+                    compat: Compat | None = None,
+                    on_start: Callable[[Plan], Awaitable[None]] | None = None) -> Report:
     """Score ``dataset`` with ``metrics`` (objects or names; default: every RAGChecker metric
     with ``judge``, default ``"lexical"``). Each sample is judged once per distinct judge.
 
@@ -230,6 +231,8 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
     ``max_chars``: longest question, response, reference or chunk (longer: an error row).
     ``compat="ragchecker"``: RAGChecker's ``computation.py`` values where a denominator is
     empty (0.0) instead of our typed undefined (README: "Exact compatibility").
+    ``on_start(plan)``: awaited after the probe, before the first row (the CLI runs the
+    judge canaries there).
     """
     source = open_source(dataset, format)
     store = resolve_cache(cache)
@@ -244,6 +247,8 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
         plan = build_plan(metrics, judge, store, compat)
         try:
             await probe_judges(plan)
+            if on_start is not None:
+                await on_start(plan)
             stats = await _run(source, plan, concurrency=concurrency, out=out,
                                out_format=out_format, resume=resume, strict=strict,
                                progress=progress, max_chars=max_chars,

@@ -226,6 +226,11 @@ class FakeOpenAIServer:
             Fault(delay=hang), Fault(content='{"t1": ["unfinished'),
             Fault(finish_reason="length", transform=lambda text: text[: len(text) // 2])])
 
+    def model_list(self) -> dict[str, Any]:
+        """The body of ``GET /v1/models``."""
+        ids = sorted(self.models) if self.models is not None else ["fake"]
+        return {"object": "list", "data": [{"id": m, "object": "model"} for m in ids]}
+
     def chat_requests(self) -> list[FakeRequest]:
         """Requests to the chat-completions route, in arrival order."""
         return [r for r in self.requests if r.path.endswith("/chat/completions")]
@@ -371,7 +376,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path.split("?")[0].rstrip("/") == "/v1/models":
-            self._send(200, {"object": "list", "data": [{"id": "fake", "object": "model"}]}, {})
+            self._send(200, self.owner.model_list(), {})
         else:
             self._send(404, _error(f"no route {self.path}"), {})
 
