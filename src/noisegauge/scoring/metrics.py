@@ -16,6 +16,7 @@ from ..engine.ranked import RANKED_CONTEXT_PRECISION, ranked_context_precision
 from ..judges.base import Judge, metered
 from ..judges.registry import get_judge
 from ..samples import Sample
+from .failures import describe_failure, failure_kind
 from .judging import judge_sample
 from .results import MetricResult, SampleResult, Status, error_result, result_from_verdicts
 from .sources import ask_sources
@@ -40,17 +41,22 @@ def as_sample(sample: Sample | Mapping[str, Any] | None, fields: Mapping[str, An
 
 async def ascore_sample(sample: Sample, judge: Judge | str, *, index: int | None = None,
                         compat: Compat | None = None) -> SampleResult:
-    """Judge one sample once and compute every metric from it. Never raises for judge
-    failures: they become an ``error`` result with the reason. ``compat="ragchecker"``:
-    RAGChecker's values where a denominator is empty (0.0) instead of undefined."""
+    """Judge one sample once and compute every metric from it. A judge failure (an
+    unreachable endpoint, a timeout, an unusable answer) becomes an ``error`` result with the
+    reason and its ``error_kind``; anything else is a bug and is raised.
+    ``compat="ragchecker"``: RAGChecker's values where a denominator is empty (0.0) instead
+    of undefined."""
     check_compat(compat)
     resolved = get_judge(judge)
     with metered() as usage:
         try:
             cv = await judge_sample(sample, resolved)
-        except Exception as exc:  # a failed judge must not lose the row
-            return error_result(f"{type(exc).__name__}: {exc}", index=index, id=sample.id,
-                                usage=usage)
+        except Exception as exc:
+            kind = failure_kind(exc)
+            if kind is None:  # a bug (ours or a custom judge's) must not hide in a row
+                raise
+            return error_result(describe_failure(exc), index=index, id=sample.id, usage=usage,
+                                kind=kind)
         result = result_from_verdicts(cv, index=index, id=sample.id, usage=usage,
                                       chunks=sample.retrieved_contexts, reference=sample.reference,
                                       question=sample.user_input, compat=compat)
