@@ -38,6 +38,7 @@ from ..samples import Sample
 from ..scoring.metrics import Metric
 from ..scoring.results import SampleResult
 from .journal import Journal
+from .observe import notify
 from .plan import aclose_judges, build_plan
 from .progress import RichProgress
 from .run import arun, finalize, input_record
@@ -246,8 +247,10 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
         if store is not None:
             store.close() if owns_store else store.flush()
     ordered = [results[i] for i in range(len(results))]
-    return Report(results=[r for r, _ in ordered], samples=[s for _, s in ordered],
-                  metrics=plan.names, stats=stats, judges=[g.identity for g in plan.groups])
+    report = Report(results=[r for r, _ in ordered], samples=[s for _, s in ordered],
+                    metrics=plan.names, stats=stats, judges=[g.identity for g in plan.groups])
+    notify(report)  # e.g. the pytest plugin's session report
+    return report
 
 
 def evaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None = None, *,
