@@ -18,7 +18,8 @@ from typing import Any, Literal
 
 from ..errors import InvalidInput, InvalidSample, MissingDependency
 from ..samples import Sample
-from .rows import RawRow, clean_tabular, fingerprint, record_row, sample_row
+from .ragas import object_row, unwrap_dataset
+from .rows import RawRow, clean_tabular, fingerprint, record_row
 
 __all__ = ["FORMATS", "InputFormat", "Source", "detect_format", "open_source"]
 
@@ -47,6 +48,7 @@ def open_source(dataset: Any, format: str | None = None) -> Source:
         return dataset
     if isinstance(dataset, (str, os.PathLike)):
         return _open_path(Path(dataset), format)
+    dataset = unwrap_dataset(dataset)  # a Ragas EvaluationDataset or EvaluationResult
     module = type(dataset).__module__.split(".")[0]
     if module == "pandas" and hasattr(dataset, "iloc"):
         return Source(_dataframe_rows(dataset), len(dataset), "DataFrame")
@@ -66,7 +68,7 @@ def open_source(dataset: Any, format: str | None = None) -> Source:
 
 def _object_rows(items: Iterable[Any]) -> Iterator[RawRow]:
     for i, item in enumerate(items):
-        yield sample_row(i, item) if isinstance(item, Sample) else record_row(i, item)
+        yield object_row(i, item)  # a Sample, a dict, or a Ragas sample object
 
 
 def _columns_source(columns: Mapping[str, Any]) -> Source:
