@@ -32,6 +32,7 @@ from ..scoring.metrics import (
     RankedContextPrecision,
     SelfKnowledge,
 )
+from ..scoring.relevancy import AnswerRelevancy
 from ..scoring.results import SampleResult, Status
 
 __all__ = ["METRIC_ALIASES", "JudgeGroup", "Plan", "aclose_judges", "build_plan", "merge",
@@ -43,6 +44,7 @@ _BY_NAME: dict[str, type[Metric]] = {
     "claim_recall": ContextRecall, "context_utilization": ContextUtilization,
     "precision": AnswerPrecision, "recall": AnswerRecall, "f1": AnswerF1,
     "context_precision_ranked": RankedContextPrecision,
+    "answer_relevancy": AnswerRelevancy,
 }
 
 #: Other names users know (RAGChecker, Ragas) -> ours.
@@ -80,7 +82,8 @@ def resolve_metrics(metrics: Sequence[Metric | str] | str | None, judge: Judge) 
         elif name in _BY_NAME:
             out.append(_BY_NAME[name](judge=judge))
         else:
-            known = ", ".join([*METRIC_NAMES, "context_precision_ranked", "noise_sensitivity", "all"])
+            known = ", ".join([*METRIC_NAMES, "context_precision_ranked", "answer_relevancy",
+                               "noise_sensitivity", "all"])
             raise InvalidInput(f"unknown metric {m!r}; known: {known}")
     seen: dict[str, Metric] = {}
     for m in out:
@@ -102,6 +105,13 @@ class JudgeGroup:
     judge: Judge                     # possibly wrapped in the cache
     identity: dict[str, Any]
     metrics: tuple[Metric, ...]
+
+    def score_options(self) -> dict[str, Any]:
+        """What the group's metrics ask of its judged pass (e.g. Answer Relevancy's questions)."""
+        options: dict[str, Any] = {}
+        for m in self.metrics:
+            options.update(m.score_options())
+        return options
 
 
 @dataclass(frozen=True)
@@ -170,6 +180,7 @@ def merge(plan: Plan, results: Sequence[SampleResult]) -> SampleResult:
     usage = Usage()
     for r in results:
         usage.add(r.usage)
+    relevancy = next((r.relevancy for r in results if r.relevancy is not None), None)
     return SampleResult(index=primary.index, id=primary.id, status=status, reason=reason,
                         metrics=metrics, verdicts=primary.verdicts, evidence=primary.evidence,
-                        usage=usage, diagnostics=primary.diagnostics)
+                        usage=usage, diagnostics=primary.diagnostics, relevancy=relevancy)

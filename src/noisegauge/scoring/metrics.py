@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 from .._async import run_sync
 from ..engine.ranked import RANKED_CONTEXT_PRECISION, ranked_context_precision
@@ -21,6 +21,9 @@ from ..samples import Sample
 from .judging import judge_sample
 from .results import MetricResult, SampleResult, Status, error_result, result_from_verdicts
 from .sources import ask_sources
+
+if TYPE_CHECKING:
+    from .relevancy import AnswerRelevancy
 
 __all__ = ["Metric", "NoiseSensitivity", "Faithfulness", "Hallucination", "SelfKnowledge",
            "ContextPrecision", "ContextRecall", "ContextUtilization", "AnswerPrecision",
@@ -43,19 +46,30 @@ def as_sample(sample: Sample | Mapping[str, Any] | Any, fields: Mapping[str, Any
     return Sample.from_record(record, row=row)
 
 
-async def ascore_sample(sample: Sample, judge: Judge | str, *, index: int | None = None) -> SampleResult:
+async def ascore_sample(sample: Sample, judge: Judge | str, *, index: int | None = None,
+                        relevancy: AnswerRelevancy | None = None) -> SampleResult:
     """Judge one sample once and compute every metric from it. Never raises for judge
-    failures: they become an ``error`` result with the reason."""
+    failures: they become an ``error`` result with the reason. ``relevancy``: also compute
+    Answer Relevancy with that metric's settings (questions come from the same pass)."""
     resolved = get_judge(judge)
     with metered() as usage:
+        request = None
+        if relevancy is not None:
+            from .relevancy import QuestionRequest
+            request = QuestionRequest(relevancy.strictness)
         try:
-            cv = await judge_sample(sample, resolved)
-        except Exception as exc:  # a failed judge must not lose the row
+            cv = await judge_sample(sample, resolved, questions=request)
+            if relevancy is not None and request is not None:
+                ar = await relevancy.measure(sample, cv.response_claims, request.asked)
+        except Exception as exc:  # a failed judge (or embedder) must not lose the row
             return error_result(f"{type(exc).__name__}: {exc}", index=index, id=sample.id,
                                 usage=usage)
         result = result_from_verdicts(cv, index=index, id=sample.id, usage=usage,
                                       chunks=sample.retrieved_contexts, reference=sample.reference,
                                       question=sample.user_input)
+        if relevancy is not None:
+            from .relevancy import with_relevancy
+            result = with_relevancy(result, *ar)
         return await ask_sources(resolved, sample, result)
 
 
@@ -112,8 +126,13 @@ class Metric:
         """Score one sample: ``await m.ascore(user_input=..., response=..., reference=...,
         retrieved_contexts=[...])`` or ``await m.ascore(sample)``."""
         s = as_sample(sample, fields)
-        result = await ascore_sample(s, cast(Judge, self.judge))  # resolved in __post_init__
+        result = await ascore_sample(s, cast(Judge, self.judge),  # resolved in __post_init__
+                                     **self.score_options())
         return self.pick(result)
+
+    def score_options(self) -> dict[str, Any]:
+        """Extra work this metric asks of the judged pass (Answer Relevancy: questions)."""
+        return {}
 
     def score(self, sample: Sample | Mapping[str, Any] | Any = None, /,
               **fields: Any) -> MetricResult:

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from ..engine.evidence import Evidence, MisattributedSpan, build_evidence
 from ..engine.matrix import ClaimVerdicts
 from ..engine.metrics import METRIC_NAMES, NO_RESPONSE_CLAIMS, MetricValue, compute_metrics
+from ..engine.relevancy import RelevancyEvidence
 from ..judges.base import Usage
 from .misattribution import find_misattributions
 from .provenance import closest_chunk
@@ -42,6 +43,8 @@ class SampleResult:
     #: ``noise_misattribution``: share of response claims carrying a detail stated in a chunk
     #: about another entity (see ``scoring.misattribution``).
     diagnostics: Mapping[str, MetricValue] = field(default_factory=dict)
+    #: Answer Relevancy's questions and similarities, when it was asked for.
+    relevancy: RelevancyEvidence | None = None
 
     def value(self, name: str) -> float | None:
         mv = self.metrics.get(name) or self.diagnostics.get(name)
@@ -51,7 +54,7 @@ class SampleResult:
         """The JSONL row shape promised in CONTRACTS.md."""
         ev = self.evidence.to_dict() if self.evidence is not None else None
         usage = self.usage
-        return {
+        row: dict[str, Any] = {
             "id": self.id,
             "status": self.status,
             "reason": self.reason,
@@ -68,6 +71,9 @@ class SampleResult:
                       "retries": usage.retries, "prompt_tokens": usage.prompt_tokens,
                       "completion_tokens": usage.completion_tokens, "cost_usd": usage.cost_usd},
         }
+        if self.relevancy is not None:
+            row["answer_relevancy"] = self.relevancy.to_dict()
+        return row
 
 
 @dataclass(frozen=True)
