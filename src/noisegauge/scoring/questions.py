@@ -132,11 +132,23 @@ def is_noncommittal(response: str) -> bool:
     return bool(parts) and all(is_refusal(p) for p in parts)
 
 
-def rule_questions(claims: Sequence[str], response: str, n: int) -> tuple[list[str], bool]:
+def _without_question(claim: str, question: str) -> str:
+    """A claim with the user's question taken out: a judge may prefix it to make a short
+    answer self-contained ("What is X? Yes."), but a question written from it would then
+    repeat the user's question and score the answer as relevant whatever it says."""
+    asked = {" ".join(s.split()) for s in sentences(question)} | {" ".join(question.split())}
+    kept = [s for s in sentences(claim) if " ".join(s.split()) not in asked]
+    return " ".join(kept)
+
+
+def rule_questions(claims: Sequence[str], response: str, n: int,
+                   question: str = "") -> tuple[list[str], bool]:
     """Up to ``n`` questions from the first claims (or sentences) of the response, and
     whether the response is non-committal."""
     if is_noncommittal(response):
         return [], True
+    if question.strip():
+        claims = [_without_question(c, question) for c in claims]
     # "Yes." or "Sure!" answers no question of its own; fall back to it only when alone.
     source = ([c for c in claims if len(c.split()) >= 3 or _HANGUL.search(c)]
               or [c for c in claims if c.strip()] or sentences(response))

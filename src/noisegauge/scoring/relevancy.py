@@ -120,7 +120,8 @@ class AnswerRelevancy(Metric):
         if not sample.response.strip():
             return MetricValue(None, EMPTY_RESPONSE), None
         if asked is None:
-            questions, noncommittal = rule_questions(claims, sample.response, self.strictness)
+            questions, noncommittal = rule_questions(claims, sample.response, self.strictness,
+                                                     sample.user_input)
             asked = Asked(tuple(questions), noncommittal, "rules")
         if asked.noncommittal:
             return MetricValue(0.0), RelevancyEvidence(asked.questions, (), True, asked.source)
