@@ -64,7 +64,7 @@ def _above(a: float | None, b: float | None) -> bool:
 
 def report(rows: list[dict[str, Any]], values: list[float | None], label: str) -> None:
     by: dict[tuple[str, str], dict[str, float | None]] = defaultdict(dict)
-    for r, v in zip(rows, values):
+    for r, v in zip(rows, values, strict=True):
         by[(r["lang"], r["group"])][r["kind"]] = v
     print(f"\n== {label}")
     for lang in ("en", "ko", "all"):

@@ -94,8 +94,8 @@ async def claims_of(judge: Any, item: Item) -> list[str]:
 
 
 def binary_scores(gold: list[bool], pred: list[bool]) -> dict[str, float]:
-    tp = sum(g and p for g, p in zip(gold, pred))
-    tn = sum((not g) and (not p) for g, p in zip(gold, pred))
+    tp = sum(g and p for g, p in zip(gold, pred, strict=True))
+    tn = sum((not g) and (not p) for g, p in zip(gold, pred, strict=True))
     pos = sum(gold)
     neg = len(gold) - pos
     n_pred = sum(pred)
@@ -159,7 +159,7 @@ def example_agreement(judge: Any, path: Path = ROOT / "examples" / "support_bot.
             res = score_sample(Sample.from_record(rec, row), judge)
             got = [c.bucket for c in res.evidence.response_claims] if res.evidence else []
             expected = rec["metadata"]["expected_buckets"]
-            agree += sum(a == b for a, b in zip(expected, got))
+            agree += sum(a == b for a, b in zip(expected, got, strict=False))
             total += len(expected)
     return agree, total
 

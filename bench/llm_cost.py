@@ -166,7 +166,7 @@ async def ragas_run(url: str, samples: Sequence[Sample], workers: int) -> tuple[
     results = await asyncio.gather(*(job(s) for s in samples for _mode in ("relevant", "irrelevant")))
     wall = time.perf_counter() - start
     await client.close()
-    per_sample = [tuple(map(sum, zip(results[2 * i], results[2 * i + 1]))) for i in range(len(samples))]
+    per_sample = [tuple(map(sum, zip(results[2 * i], results[2 * i + 1], strict=True))) for i in range(len(samples))]
     return per_sample, wall  # type: ignore[return-value]
 
 

@@ -65,7 +65,7 @@ def main() -> None:
     buckets: Counter[str] = Counter()
     by_lang: dict[str, list[int]] = {}
     wrong: list[str] = []
-    for k, (case, row) in enumerate(zip(cases, rows)):
+    for k, (case, row) in enumerate(zip(cases, rows, strict=True)):
         claims = _claims_on(case, row)
         hall = [c for c in claims if c["bucket"] == "hallucination"]
         pred = {j for c in hall for j in c.get("misattributed_from") or []}

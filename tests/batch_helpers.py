@@ -1,18 +1,48 @@
-"""Helpers shared by the batch-evaluation tests (imported by name: pytest puts tests/ on sys.path)."""
+"""Helpers shared by the tests (imported by name: pytest puts tests/ on sys.path).
+
+``require_extra("openai")`` skips a test (or, at module level, a whole module) with the exact
+install line when an optional extra is not installed; ``.ci/run`` installs every extra.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+import pytest
+
 from noisegauge import FakeJudge, Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-RAGCHECKER_OUTPUTS = SHARED / "data" / "ragchecker" / "checking_outputs.json"
+#: Small fixtures that ship with the tests (sources and licences: tests/data/README.md).
+DATA = Path(__file__).resolve().parent / "data"
+RAGCHECKER_OUTPUTS = DATA / "ragchecker" / "checking_outputs.json"
+RAGAS_EXAMPLES = DATA / "ragas" / "noise_sensitivity_docs_examples.json"
+
+#: extra -> the modules it provides and the line that installs it into a clone.
+EXTRAS: dict[str, tuple[tuple[str, ...], str]] = {
+    "openai": (("openai", "json_repair"), "pip install -e '.[openai]'"),
+    # torch is pinned: an unpinned one pulls a multi-GB CUDA build (see README).
+    "nli": (("torch", "transformers", "tokenizers"), "pip install torch==2.13.0 -e '.[nli]'"),
+    "tables": (("pandas", "pyarrow"), "pip install -e '.[tables]'"),
+    "hf": (("datasets",), "pip install -e '.[hf]'"),
+    "plot": (("matplotlib",), "pip install -e '.[plot]'"),
+    "report-test": (("playwright", "html5lib"), "pip install -e '.[report-test]'"),
+}
+
+
+def require_extra(*extras: str) -> None:
+    """Skip unless every named extra is installed; the reason is the install line."""
+    for extra in extras:
+        modules, install = EXTRAS[extra]
+        missing = [m for m in modules if importlib.util.find_spec(m) is None]
+        if missing:
+            pytest.skip(f"needs the '{extra}' extra ({', '.join(missing)} not installed): "
+                        f"{install}", allow_module_level=True)
 
 
 def row(i: int, *, response: str = "Alpha is one. Beta is two.", reference: str = "Alpha is one.",

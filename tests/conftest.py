@@ -1,13 +1,17 @@
 """Shared fixtures.
 
-- ``shared_data``: the read-only data folder beside the checkout (``../shared/data``).
+- ``optional_data(relpath)``: a file or folder of the larger optional data beside the
+  checkout (``../shared/data``); skips the test with a reason when it is absent. The small
+  fixtures every test may read live in ``tests/data`` (``batch_helpers.DATA``) and ship with
+  the repository.
 - ``fake_openai_server``: a local OpenAI-compatible server (``noisegauge.testing.fake_openai``).
 - ``fast_retries``: retry sleeps recorded, not slept.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -15,7 +19,8 @@ import pytest
 from noisegauge.testing import FakeOpenAIServer
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+#: Larger optional data (WiCE, BEGIN, NLI sets, ...); absent in a fresh clone.
+OPTIONAL_DATA = Path(os.environ.get("NOISEGAUGE_OPTIONAL_DATA") or ROOT.parent / "shared" / "data")
 
 
 @pytest.fixture(autouse=True)
@@ -27,11 +32,17 @@ def isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
 
 
 @pytest.fixture
-def shared_data() -> Path:
-    path = SHARED / "data"
-    if not path.is_dir():
-        pytest.skip(f"shared data not found at {path}")
-    return path
+def optional_data() -> Callable[[str], Path]:
+    """``optional_data("wice/claim_dev.jsonl")``: the path, or a skip naming what is missing."""
+
+    def get(relpath: str) -> Path:
+        path = OPTIONAL_DATA / relpath
+        if not path.exists():
+            pytest.skip(f"optional data {relpath} not found under {OPTIONAL_DATA} "
+                        "(set NOISEGAUGE_OPTIONAL_DATA to its folder to run this test)")
+        return path
+
+    return get
 
 
 @pytest.fixture

@@ -190,7 +190,7 @@ def test_relevant_beats_off_topic_on_the_labelled_set_with_the_light_embedder() 
     data = [{"id": r["id"], "user_input": r["user_input"], "response": r["response"],
              "reference": r["response"], "retrieved_contexts": []} for r in rows]
     report = evaluate(data, [AnswerRelevancy(embeddings="hashing")], cache=False, progress=False)
-    value = {r["id"]: res.value("answer_relevancy") for r, res in zip(rows, report.results)}
+    value = {r["id"]: res.value("answer_relevancy") for r, res in zip(rows, report.results, strict=True)}
     groups = sorted({r["group"] for r in rows})
     wins = sum(1 for g in groups
                if (value[f"{g}-relevant"] or 0) > (value[f"{g}-off_topic"] or 0))
@@ -223,5 +223,5 @@ def test_minilm_offline_with_torch_and_onnx_gives_the_same_vectors(tmp_path: Pat
     onnx_emb = get_embedder("minilm-onnx", onnx_path=tmp_path / "m.onnx")
     ov = asyncio.run(onnx_emb.embed(texts))
     assert (tmp_path / "m.onnx").is_file()
-    assert max(abs(p - q) for u, v in zip(tv, ov) for p, q in zip(u, v)) < 1e-4
+    assert max(abs(p - q) for u, v in zip(tv, ov, strict=True) for p, q in zip(u, v, strict=True)) < 1e-4
     assert onnx_emb.identity() == torch_emb.identity()

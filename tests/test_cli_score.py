@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from batch_helpers import RAGCHECKER_OUTPUTS, row, rows
+from batch_helpers import RAGCHECKER_OUTPUTS, require_extra, row, rows
 from noisegauge.cli.main import cli
 from noisegauge.cli.score import score
 from noisegauge.engine import METRIC_NAMES
@@ -116,6 +116,7 @@ def test_precomputed_ragchecker_input_and_output(tmp_path: Path) -> None:
 
 
 def test_metrics_selection_and_table_outputs(tmp_path: Path) -> None:
+    require_extra("tables")
     pd = pytest.importorskip("pandas")
     src = _jsonl(tmp_path / "in.jsonl", rows(4))
     res = _invoke(str(src), "--judge", "fake", "--metrics", "noise_sensitivity,context_precision_ranked",

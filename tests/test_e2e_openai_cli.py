@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from batch_helpers import require_extra
 from noisegauge.testing import FakeOpenAIServer
 
-pytest.importorskip("openai")
+require_extra("openai")
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "support_bot.jsonl"

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from batch_helpers import DATA, RAGAS_EXAMPLES, RAGCHECKER_OUTPUTS
 from noisegauge import FakeJudge, NoiseSensitivity, Sample, score_sample
 from noisegauge.engine import METRIC_NAMES, summarize
 
@@ -16,12 +18,12 @@ RC_NAME["noise_sensitivity_relevant"] = "noise_sensitivity_in_relevant"
 RC_NAME["noise_sensitivity_irrelevant"] = "noise_sensitivity_in_irrelevant"
 
 
-def _ragchecker(shared_data: Path) -> dict:
-    return json.loads((shared_data / "ragchecker" / "checking_outputs.json").read_text())
+def _ragchecker() -> dict:
+    return json.loads(RAGCHECKER_OUTPUTS.read_text())
 
 
-def test_precomputed_reproduces_every_stored_per_example_metric(shared_data: Path) -> None:
-    data = _ragchecker(shared_data)
+def test_precomputed_reproduces_every_stored_per_example_metric() -> None:
+    data = _ragchecker()
     for row, record in enumerate(data["results"]):
         result = score_sample(Sample.from_record(record, row), "precomputed")
         assert result.status == "ok"
@@ -30,8 +32,8 @@ def test_precomputed_reproduces_every_stored_per_example_metric(shared_data: Pat
             assert result.value(name) == pytest.approx(record["metrics"][RC_NAME[name]], abs=1e-4), name
 
 
-def test_precomputed_reproduces_stored_aggregates(shared_data: Path) -> None:
-    data = _ragchecker(shared_data)
+def test_precomputed_reproduces_stored_aggregates() -> None:
+    data = _ragchecker()
     results = [score_sample(Sample.from_record(r, i), "precomputed")
                for i, r in enumerate(data["results"])]
     stored = {k: v for group in data["metrics"].values() for k, v in group.items()}
@@ -72,8 +74,8 @@ def _lic_judge(example: dict) -> FakeJudge:
     )
 
 
-def test_ragas_lic_example_gives_documented_scores(shared_data: Path) -> None:
-    examples = json.loads((shared_data / "ragas" / "noise_sensitivity_docs_examples.json").read_text())
+def test_ragas_lic_example_gives_documented_scores() -> None:
+    examples = json.loads(RAGAS_EXAMPLES.read_text())
     lic = examples["examples"][0]
     judge = _lic_judge(lic)
     fields = {k: lic[k] for k in ("user_input", "response", "reference", "retrieved_contexts")}
@@ -91,8 +93,8 @@ def test_ragas_lic_example_gives_documented_scores(shared_data: Path) -> None:
     assert [c.relevant for c in ev.chunks] == [True, True, True, False]
 
 
-def test_lic_both_modes_from_one_judged_pass(shared_data: Path) -> None:
-    examples = json.loads((shared_data / "ragas" / "noise_sensitivity_docs_examples.json").read_text())
+def test_lic_both_modes_from_one_judged_pass() -> None:
+    examples = json.loads(RAGAS_EXAMPLES.read_text())
     lic = examples["examples"][0]
     judge = _lic_judge(lic)
     sample = Sample.from_record(lic)
@@ -102,3 +104,12 @@ def test_lic_both_modes_from_one_judged_pass(shared_data: Path) -> None:
     assert result.value("noise_sensitivity_relevant") == pytest.approx(1 / 3)
     assert result.value("noise_sensitivity_irrelevant") == 0.0
     assert result.value("context_precision") == pytest.approx(3 / 4)
+
+
+@pytest.mark.parametrize("relpath", ["ragchecker/checking_inputs.json",
+                                     "ragchecker/checking_outputs.json",
+                                     "ragas/noise_sensitivity_docs_examples.json"])
+def test_fixture_copies_match_their_source(relpath: str,
+                                           optional_data: Callable[[str], Path]) -> None:
+    """tests/data holds byte-for-byte copies; where the original is at hand, they agree."""
+    assert (DATA / relpath).read_bytes() == optional_data(relpath).read_bytes()

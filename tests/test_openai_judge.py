@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from batch_helpers import RAGAS_EXAMPLES, require_extra
 from noisegauge import Sample, Verdict, get_judge
 from noisegauge.errors import InvalidInput, JudgeOutputError, JudgeUnavailable
 from noisegauge.judges.base import metered
@@ -17,11 +17,9 @@ from noisegauge.judges.llm.prompts import PROMPT_VERSION
 from noisegauge.scoring import ascore_sample
 from noisegauge.testing import FakeOpenAIServer, FakeRequest, Fault, drop_ids, judge_responder
 
-pytest.importorskip("openai")
+require_extra("openai")
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-LIC = json.loads((SHARED / "data/ragas/noise_sensitivity_docs_examples.json").read_text())[
-    "examples"][0]
+LIC = json.loads(RAGAS_EXAMPLES.read_text())["examples"][0]
 
 PREMISES = ["Paris is the capital of France.", "The Eiffel Tower is in Paris.",
             "Berlin is the capital of Germany."]

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from batch_helpers import require_extra
 from noisegauge.report import write_report
 from report_helpers import ROOT, XSS_A, XSS_Q, scored_rows
 
@@ -34,8 +35,8 @@ def _chromium() -> str | None:
 @pytest.fixture(scope="module")
 def browser(report_file: Path) -> Iterator[Any]:
     # report_file first: scoring uses asyncio.run, which Playwright's running loop forbids.
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="pip install playwright (extra report-test)")
+    require_extra("report-test")
+    from playwright import sync_api
     exe = _chromium()
     if exe is None:
         pytest.skip("no chromium: apt-get install -y chromium")

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from batch_helpers import require_extra
 from noisegauge.cli.main import cli
 from noisegauge.report import render_report
 from noisegauge.report.data import RunInfo, build_model
@@ -73,7 +74,8 @@ def test_user_data_never_becomes_markup(page: str) -> None:
 
 
 def test_page_parses_as_html_without_errors(page: str) -> None:
-    html5lib = pytest.importorskip("html5lib", reason="pip install html5lib (extra report-test)")
+    require_extra("report-test")
+    import html5lib
     parser = html5lib.HTMLParser(strict=True)
     parser.parse(page)
     assert parser.errors == []

@@ -22,7 +22,7 @@ POOL = EXAMPLES / "distractor_pool.jsonl"
 
 def _brute_force_p(diffs: list[float]) -> float:
     observed = abs(sum(diffs))
-    hits = sum(abs(sum(s * d for s, d in zip(signs, diffs))) >= observed - 1e-12
+    hits = sum(abs(sum(s * d for s, d in zip(signs, diffs, strict=True))) >= observed - 1e-12
                for signs in itertools.product((1, -1), repeat=len(diffs)))
     return hits / 2 ** len(diffs)
 

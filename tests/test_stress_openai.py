@@ -17,9 +17,10 @@ from typing import Any, ClassVar
 import pytest
 from click.testing import CliRunner
 
-pytest.importorskip("openai")
-
+from batch_helpers import require_extra
 from noisegauge.cli.main import cli
+
+require_extra("openai")
 
 GOLDEN = Path(__file__).resolve().parents[1] / "examples" / "golden_support.jsonl"
 N_ITEMS = sum(1 for line in GOLDEN.read_text().splitlines() if line.strip())

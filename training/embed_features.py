@@ -60,7 +60,7 @@ class Embedder:
         sums, counts = [], []
         emb = self._wl.embedding
         for enc in self._wl.tokenize([text[a:b] for a, b in spans]):
-            ids = [i for i, m in zip(enc.ids, enc.attention_mask) if m]
+            ids = [i for i, m in zip(enc.ids, enc.attention_mask, strict=True) if m]
             sums.append(emb[ids].sum(axis=0) if ids else np.zeros(emb.shape[1], np.float32))
             counts.append(len(ids))
         s, c = np.array(sums), np.array(counts, float)
@@ -75,7 +75,7 @@ class Embedder:
 
         new = [w for w in dict.fromkeys(words) if w not in self._words]
         if new:
-            for w, v in zip(new, self._wl.embed(new, norm=True)):
+            for w, v in zip(new, self._wl.embed(new, norm=True), strict=True):
                 self._words[w] = v
         return np.array([self._words[w] for w in words]).reshape(len(words), -1)
 
@@ -93,13 +93,13 @@ class Embedder:
                 emb_win = max(emb_win, float(_unit(v) @ c))
         soft = 1.0
         if missing:
-            window_words = sorted({t.text.lower() for t, s in zip(prem.tokens, prem.sent_of)
+            window_words = sorted({t.text.lower() for t, s in zip(prem.tokens, prem.sent_of, strict=True)
                                    if s in win and not t.stop})
             total = sum(w for _, w in missing)
             if window_words and total:
                 sims = self.word_matrix([m for m, _ in missing]) @ self.word_matrix(window_words).T
                 best = sims.max(axis=1)
-                soft = float(sum(w for (_, w), b in zip(missing, best) if b >= SOFT_TAU) / total)
+                soft = float(sum(w for (_, w), b in zip(missing, best, strict=True) if b >= SOFT_TAU) / total)
             else:
                 soft = 0.0
         return [emb_win, float(whole @ c), soft]

@@ -138,8 +138,8 @@ def fit(X: np.ndarray, y: np.ndarray, groups: np.ndarray, m: np.ndarray) -> dict
         leaf = nodes["is_leaf"].astype(bool)
         trees.append({"feature": [int(f) for f in nodes["feature_idx"]],
                       "threshold": [float(v) for v in nodes["num_threshold"]],
-                      "left": [-1 if lf else int(v) for v, lf in zip(nodes["left"], leaf)],
-                      "right": [-1 if lf else int(v) for v, lf in zip(nodes["right"], leaf)],
+                      "left": [-1 if lf else int(v) for v, lf in zip(nodes["left"], leaf, strict=True)],
+                      "right": [-1 if lf else int(v) for v, lf in zip(nodes["right"], leaf, strict=True)],
                       "value": [round(float(v), 6) for v in nodes["value"]]})
     # Leaf values already include the learning rate; the constant term is the baseline.
     model: dict[str, Any] = {"features": list(SPEC["features"]),

@@ -15,6 +15,7 @@ COMMANDS: dict[str, str] = {
     "stress": "noisegauge.cli.stress:stress",
     "compare": "noisegauge.cli.stress:compare",
     "report": "noisegauge.cli.report:report",
+    "cache": "noisegauge.cli.cache:cache",
 }
 
 

@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.logging import RichHandler
 from rich.table import Table
 
+from ..engine.metrics import COMPAT_MODES, check_compat
 from ..errors import InvalidSample, NoiseGaugeError
 from ..infra.store import resolve_cache
 from ..io.readers import FORMATS, open_source
@@ -111,12 +112,15 @@ def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None) -
 @click.option("--restart", is_flag=True, help="Ignore results left by an interrupted run.")
 @click.option("--strict", is_flag=True, help="Stop at the first bad row (exit 2).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or notes on stderr.")
+@click.option("--compat", type=click.Choice(COMPAT_MODES),
+              help="ragchecker: RAGChecker's computation.py values (0.0) where a metric has no "
+                   "denominator, instead of undefined.")
 def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str | None,
           out: Path | None, out_format: str | None, report_path: Path | None,
           input_format: str | None, metrics: str | None,
           fail_above: tuple[str, ...], fail_below: tuple[str, ...], concurrency: int,
           cache_path: Path | None, no_cache: bool, restart: bool, strict: bool,
-          quiet: bool) -> None:
+          quiet: bool, compat: str | None) -> None:
     """Score every row of INPUT (JSONL, JSON, RAGChecker JSON, CSV, Parquet).
 
     Fields: user_input/question/query, response/answer, reference/ground_truth/gt_answer,
@@ -134,7 +138,7 @@ def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str 
         try:
             stats, cache_file = _run(input_path, judge_spec, base_url, api_key, out, out_format,
                                      input_format, metrics, gates, concurrency, cache_path,
-                                     no_cache, restart, strict, quiet, report_path)
+                                     no_cache, restart, strict, quiet, report_path, compat)
         except InvalidSample as exc:
             err.print(f"[red]error:[/red] {exc}; stopping (--strict). Finished rows are kept "
                       "for the next run.")
@@ -164,7 +168,8 @@ def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str |
          out: Path | None, out_format: str | None, input_format: str | None,
          metrics: str | None, gates: list[Gate], concurrency: int, cache_path: Path | None,
          no_cache: bool, restart: bool, strict: bool, quiet: bool,
-         report_path: Path | None = None) -> tuple[RunStats, Path | None]:
+         report_path: Path | None = None,
+         compat: str | None = None) -> tuple[RunStats, Path | None]:
     if no_cache and cache_path is not None:
         raise click.UsageError("--cache and --no-cache contradict each other")
     if out is not None and input_path.exists() and out.exists() and out.samefile(input_path):
@@ -179,7 +184,7 @@ def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str |
             f"judge {judge_spec!r} does not take --base-url/--api-key ({exc})") from exc
     store = None if no_cache else resolve_cache(cache_path)
     try:
-        plan = build_plan(metrics, judge, store)
+        plan = build_plan(metrics, judge, store, check_compat(compat))
         for name, _, direction in gates:
             if name not in plan.names:
                 raise click.BadParameter(f"{name!r} is not among the scored metrics "

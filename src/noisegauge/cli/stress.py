@@ -67,7 +67,9 @@ def _sweep_options(f: F) -> F:
         click.option("--answer-path", help="HTTP pipeline: dotted JSON path of the answer "
                                            "(default 'answer')."),
         click.option("--header", "headers", multiple=True, help="HTTP pipeline: 'Name: value'."),
-        click.option("--timeout", type=float, help="Seconds per pipeline call (60)."),
+        click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
+                     help="Seconds per pipeline call, any kind: a late call is retried, then "
+                          "is that sample's error (default 300; openai/http clients 60)."),
         click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True,
                      help="Pipeline calls in flight."),
         click.option("--judge-concurrency", type=click.IntRange(min=1), default=8,
@@ -135,6 +137,8 @@ def _with_progress(call: Callable[[Callable[[str, int, int], None]], Any]) -> An
 def _fmt(point: dict[str, Any]) -> str:
     if point["mean"] is None:
         return "undefined"
+    if point["ci"] is None:  # one question: no interval
+        return f"{point['mean']:.3f} (n=1)"
     lo, hi = point["ci"]
     return f"{point['mean']:.3f} [{lo:.2f}-{hi:.2f}]"
 
@@ -244,20 +248,21 @@ def compare(inputs: tuple[str, ...], pipelines: tuple[str, ...], alpha: float,
         _fail("INPUTS must be one golden file, or two stress output directories")
     table = Table(title=f"B = {result.b}  minus  A = {result.a}  (all noisy levels pooled, "
                         "paired by question)", title_justify="left")
-    for col in ("metric", "n", "mean A", "mean B", "B - A", "95% CI", "p", "verdict"):
+    for col in ("metric", "n", "mean A", "mean B", "B - A", "95% CI", "p", "p Holm", "verdict"):
         table.add_column(col, justify="left" if col in ("metric", "verdict") else "right",
                          no_wrap=col in ("metric", "95% CI", "verdict"))
     for t in result.tests:
         if t.level is not None:
             continue
         if t.diff is None:
-            table.add_row(t.metric, "0", "-", "-", "-", "-", "-", "undefined")
+            table.add_row(t.metric, "0", "-", "-", "-", "-", "-", "-", "undefined")
             continue
         assert t.ci is not None and t.mean_a is not None and t.mean_b is not None
         verdict = (f"{'B' if t.better == 'b' else 'A'} better" if t.better else
                    ("real difference" if t.significant else "no difference"))
         table.add_row(t.metric, str(t.n), f"{t.mean_a:.3f}", f"{t.mean_b:.3f}", f"{t.diff:+.3f}",
-                      f"[{t.ci[0]:+.3f}, {t.ci[1]:+.3f}]", f"{t.p_value:.4f}", verdict)
+                      f"[{t.ci[0]:+.3f}, {t.ci[1]:+.3f}]", f"{t.p_value:.4f}",
+                      f"{t.p_adjusted:.4f}", verdict)
     console.print(table)
     if out_dir is not None:
         path = result.write(out_dir)

@@ -42,7 +42,7 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     """
     if len(a) != len(b):
         raise ValueError(f"vectors of different lengths: {len(a)} and {len(b)}")
-    dot = sum(x * y for x, y in zip(a, b))
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
     na = math.sqrt(sum(x * x for x in a))
     nb = math.sqrt(sum(y * y for y in b))
     return 0.0 if na == 0.0 or nb == 0.0 else dot / (na * nb)

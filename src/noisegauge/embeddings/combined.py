@@ -40,5 +40,5 @@ class CombinedEmbedder:
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         outs = await asyncio.gather(*(p.embed(texts) for p in self.parts))
-        return [[x for part, w in zip(outs, self.weights) for x in _unit(part[i], w)]
+        return [[x for part, w in zip(outs, self.weights, strict=True) for x in _unit(part[i], w)]
                 for i in range(len(texts))]

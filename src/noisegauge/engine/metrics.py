@@ -3,17 +3,37 @@
 Only ``entailed`` counts as true. A metric whose denominator is empty is *undefined*
 with a reason; it is never NaN and never a silent 0 (RAGChecker returns 0.0 there,
 Ragas NaN or an exception).
+
+``compat="ragchecker"`` gives RAGChecker's own numbers instead: its ``computation.py`` agrees
+with ours wherever every denominator is non-empty, and where one is empty it writes 0.0 (with
+R response claims, G reference claims and n chunks):
+
+- precision when R = 0; recall when G = 0; f1 unless precision and recall are both > 0;
+- claim_recall and context_precision when G = 0; context_precision when n = 0;
+- context_utilization when no reference claim is covered by a chunk (G = 0 and n = 0 included);
+- both noise modes when R = 0, G = 0 or n = 0; hallucination, self_knowledge and
+  faithfulness when R = 0 or n = 0 (where we count every claim as unsupported).
+
+With G > 0 and n = 0 RAGChecker's claim recall is NaN (the mean of an empty slice); compat
+mode keeps it undefined, with a reason that says so, since we never emit NaN.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
+from ..errors import InvalidInput
 from ..verdicts import Verdict
 from .matrix import ClaimVerdicts
 
-__all__ = ["METRIC_NAMES", "MetricValue", "compute_metrics", "chunk_relevance", "claim_flags"]
+__all__ = ["COMPAT_MODES", "Compat", "METRIC_NAMES", "MetricValue", "check_compat",
+           "chunk_relevance", "claim_flags", "compute_metrics"]
+
+#: ``None`` is our default (typed undefined); ``"ragchecker"`` reproduces its computation.py.
+Compat = Literal["ragchecker"]
+COMPAT_MODES: tuple[str, ...] = ("ragchecker",)
 
 METRIC_NAMES: tuple[str, ...] = (
     "noise_sensitivity_relevant",
@@ -79,16 +99,30 @@ def claim_flags(cv: ClaimVerdicts, relevant: Sequence[bool] | None = None) -> Cl
     faithful: list[bool] = []
     for row in cv.retrieved2response:
         supported = [v is Verdict.ENTAILED for v in row]
-        by_relevant = any(s and r for s, r in zip(supported, rel))
-        by_irrelevant = any(s and not r for s, r in zip(supported, rel))
+        by_relevant = any(s and r for s, r in zip(supported, rel, strict=True))
+        by_irrelevant = any(s and not r for s, r in zip(supported, rel, strict=True))
         rel_f.append(by_relevant)
         irr_f.append(by_irrelevant and not by_relevant)
         faithful.append(any(supported))
     return ClaimFlags(correct, tuple(rel_f), tuple(irr_f), tuple(faithful))
 
 
-def compute_metrics(cv: ClaimVerdicts) -> dict[str, MetricValue]:
-    """Every RAGChecker metric for one sample, keyed by the names in ``METRIC_NAMES``."""
+def check_compat(compat: object) -> Compat | None:
+    """``None`` or a known compatibility mode; anything else is refused with the choices."""
+    if compat is None or compat == "ragchecker":
+        return compat
+    raise InvalidInput(f"unknown compat mode {compat!r}; use one of: {', '.join(COMPAT_MODES)} "
+                       "(or None, the default: a metric without a denominator is undefined)")
+
+
+def compute_metrics(cv: ClaimVerdicts, *, compat: Compat | None = None) -> dict[str, MetricValue]:
+    """Every RAGChecker metric for one sample, keyed by the names in ``METRIC_NAMES``;
+    ``compat="ragchecker"`` for RAGChecker's values where a denominator is empty."""
+    out = _typed_metrics(cv)
+    return out if check_compat(compat) is None else _ragchecker_empties(cv, out)
+
+
+def _typed_metrics(cv: ClaimVerdicts) -> dict[str, MetricValue]:
     rel = chunk_relevance(cv)
     f = claim_flags(cv, rel)
     has_ref = bool(cv.reference_claims)
@@ -98,17 +132,17 @@ def compute_metrics(cv: ClaimVerdicts) -> dict[str, MetricValue]:
     incorrect = [not c for c in f.correct]
     if has_ref:
         out["noise_sensitivity_relevant"] = _mean(
-            [i and r for i, r in zip(incorrect, f.relevant_faithful)], NO_RESPONSE_CLAIMS)
+            [i and r for i, r in zip(incorrect, f.relevant_faithful, strict=True)], NO_RESPONSE_CLAIMS)
         out["noise_sensitivity_irrelevant"] = _mean(
-            [i and r for i, r in zip(incorrect, f.irrelevant_faithful)], NO_RESPONSE_CLAIMS)
+            [i and r for i, r in zip(incorrect, f.irrelevant_faithful, strict=True)], NO_RESPONSE_CLAIMS)
     else:
         reason = NO_RESPONSE_CLAIMS if not cv.response_claims else NO_RELEVANCE
         out["noise_sensitivity_relevant"] = MetricValue(None, reason)
         out["noise_sensitivity_irrelevant"] = MetricValue(None, reason)
     out["hallucination"] = _mean(
-        [i and not fa for i, fa in zip(incorrect, f.faithful)], NO_RESPONSE_CLAIMS)
+        [i and not fa for i, fa in zip(incorrect, f.faithful, strict=True)], NO_RESPONSE_CLAIMS)
     out["self_knowledge"] = _mean(
-        [c and not fa for c, fa in zip(f.correct, f.faithful)], NO_RESPONSE_CLAIMS)
+        [c and not fa for c, fa in zip(f.correct, f.faithful, strict=True)], NO_RESPONSE_CLAIMS)
     out["faithfulness"] = _mean(list(f.faithful), NO_RESPONSE_CLAIMS)
 
     # Overall: correctness and completeness against the reference.
@@ -134,7 +168,36 @@ def compute_metrics(cv: ClaimVerdicts) -> dict[str, MetricValue]:
     else:
         out["context_precision"] = _mean(list(rel), NO_CHUNKS)
     in_response = [v is Verdict.ENTAILED for v in cv.response2answer]
-    used = [iv for cov, iv in zip(covered, in_response) if cov]
+    used = [iv for cov, iv in zip(covered, in_response, strict=True) if cov]
     out["context_utilization"] = _mean(
         used, NO_REFERENCE_CLAIMS if not has_ref else NO_COVERED_REFERENCE)
+    return out
+
+
+_ZERO = MetricValue(0.0)
+NAN_CLAIM_RECALL = ("RAGChecker gives NaN here: the mean of an empty slice (reference claims, "
+                    "no chunks)")
+
+
+def _ragchecker_empties(cv: ClaimVerdicts, out: dict[str, MetricValue]) -> dict[str, MetricValue]:
+    """``out`` with each empty-denominator case replaced by RAGChecker's branch for it."""
+    r, g, n = len(cv.response_claims), len(cv.reference_claims), cv.n_chunks
+    if r == 0:
+        out["precision"] = _ZERO
+    if g == 0:
+        out["recall"] = _ZERO
+    p, rc = out["precision"].value, out["recall"].value
+    assert p is not None and rc is not None  # defined above or by the typed pass
+    out["f1"] = MetricValue(2 * p * rc / (p + rc)) if p > 0 and rc > 0 else _ZERO
+    if g == 0:
+        out["claim_recall"] = out["context_precision"] = _ZERO
+    elif n == 0:
+        out["claim_recall"] = MetricValue(None, NAN_CLAIM_RECALL)
+        out["context_precision"] = _ZERO
+    if not any(v is Verdict.ENTAILED for row in cv.retrieved2answer for v in row):
+        out["context_utilization"] = _ZERO
+    if r == 0 or n == 0:
+        out["hallucination"] = out["self_knowledge"] = out["faithfulness"] = _ZERO
+    if r == 0 or n == 0 or g == 0:
+        out["noise_sensitivity_relevant"] = out["noise_sensitivity_irrelevant"] = _ZERO
     return out

@@ -35,8 +35,10 @@ class RelevancyEvidence:
     source: str
 
     def to_dict(self) -> dict[str, object]:
+        # A non-committal answer is 0 without embedding: its questions carry no similarity.
+        sims = self.similarities if self.similarities else (None,) * len(self.questions)
         return {"questions": [{"text": q, "similarity": s}
-                              for q, s in zip(self.questions, self.similarities)],
+                              for q, s in zip(self.questions, sims, strict=True)],
                 "noncommittal": self.noncommittal, "source": self.source}
 
 

@@ -71,7 +71,7 @@ def to_ragchecker_record(index: int, row: Mapping[str, Any], sample: Mapping[str
         "query": s.get("user_input"),
         "gt_answer": s.get("reference"),
         "response": s.get("response"),
-        "retrieved_context": [{"doc_id": d, "text": t} for d, t in zip(ids, chunks)],
+        "retrieved_context": [{"doc_id": d, "text": t} for d, t in zip(ids, chunks, strict=True)],
     }
     if verdicts is not None:
         cv = ClaimVerdicts.from_dict(dict(verdicts))

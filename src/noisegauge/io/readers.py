@@ -215,7 +215,7 @@ def _csv_rows(path: Path) -> Iterator[RawRow]:
                     f"line {reader.line_num}: {len(cells)} cells for {len(header)} columns",
                     row=index, expected="one cell per header column"))
             else:
-                record = clean_tabular(dict(zip(header, cells)))
+                record = clean_tabular(dict(zip(header, cells, strict=True)))
                 yield record_row(index, record, fp=line_fp, where=f"line {reader.line_num}")
             index += 1
 

@@ -86,6 +86,11 @@ def record_row(index: int, record: Any, *, fp: str | None = None, where: str = "
         return RawRow(index, digest, error=InvalidSample(
             f"{prefix}contains bytes that are not valid UTF-8", row=index, field=bad,
             expected="UTF-8 text"))
+    if record.get("status") == "error":  # e.g. a failed generation in stress's samples.jsonl
+        reason = record.get("reason") or "no reason given"
+        return RawRow(index, digest, error=InvalidSample(
+            f"{prefix}the input marks this row as failed: {reason}", row=index, field="status"),
+            record=record)  # kept for its id
     return RawRow(index, digest, record=record)
 
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ..samples import Sample
 
 __all__ = ["Judge", "BatchChecker", "SampleJudge", "Usage", "metered", "record_usage",
-           "judge_identity"]
+           "judge_identity", "capture_raw", "record_raw"]
 
 
 @runtime_checkable
@@ -58,7 +58,9 @@ class SampleJudge(Protocol):
 def judge_identity(judge: object) -> dict[str, Any]:
     """What identifies a judge's answers (for caches and result metadata).
 
-    A judge may define ``identity()``; otherwise its class path stands in.
+    A judge may define ``identity()`` (model, settings...); otherwise its class path stands
+    in. A judge that lists ``identity_sources`` (its prompt module, its weights) also gets a
+    digest of their content, so an edited prompt or new weights never reuse a cached answer.
     """
     return identity_of(judge, "judge")
 
@@ -114,3 +116,27 @@ def record_usage(usage: Usage) -> None:
     current = _CURRENT.get()
     if current is not None:
         current.add(usage)
+
+
+_RAW: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("noisegauge_raw",
+                                                                       default=None)
+
+
+@contextmanager
+def capture_raw() -> Iterator[list[str]]:
+    """Collect the raw answers that providers report (``record_raw``) inside the block;
+    the judge cache keeps them beside the parsed answer."""
+    raws: list[str] = []
+    token = _RAW.set(raws)
+    try:
+        yield raws
+    finally:
+        _RAW.reset(token)
+
+
+def record_raw(text: str) -> None:
+    """Report one raw model answer (already redacted), so a cached verdict can be audited
+    later (``noisegauge cache show KEY``). A no-op outside ``capture_raw()``."""
+    raws = _RAW.get()
+    if raws is not None:
+        raws.append(text)

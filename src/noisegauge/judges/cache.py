@@ -1,8 +1,10 @@
 """The judge cache: one wrapper around any judge, answers kept in the persistent store.
 
 The key is a hash of the judge's full identity (``judge_identity``: kind, model, base URL,
-prompt version, generation settings; never an API key), the method name and the input texts.
-Changing the model or the prompt version therefore never reuses a stale answer.
+generation settings and a digest of its prompts or weights; never an API key), the method
+name and the input texts. Changing the model, a prompt or the weights therefore never reuses a
+stale answer. The raw answers a provider reports (``record_raw``) are kept beside the parsed
+one, for audits (``noisegauge cache show KEY``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,15 @@ from typing import Any
 
 from ..infra.store import JudgeCache
 from ..verdicts import Verdict
-from .base import BatchChecker, Judge, SampleJudge, Usage, judge_identity, record_usage
+from .base import (
+    BatchChecker,
+    Judge,
+    SampleJudge,
+    Usage,
+    capture_raw,
+    judge_identity,
+    record_usage,
+)
 
 __all__ = ["CachedJudge", "with_cache"]
 
@@ -46,9 +56,11 @@ class CachedJudge:
         if isinstance(hit, list) and all(isinstance(c, str) for c in hit):
             record_usage(Usage(cached_calls=1))
             return hit
-        claims = await self.inner.extract(text, question)
+        with capture_raw() as raw:
+            claims = await self.inner.extract(text, question)
         if isinstance(claims, list) and all(isinstance(c, str) for c in claims):
-            self.store.put(key, claims)  # only well-formed answers are kept
+            # only well-formed answers are kept
+            self.store.put(key, claims, raw=raw, namespace=self._ns, method="extract")
         return claims
 
     def _lookup(self, method: str, premise: str, claims: Sequence[str]) -> list[Verdict] | None:
@@ -57,20 +69,28 @@ class CachedJudge:
             return [_DECODE[c] for c in hit]
         return None
 
-    def _save(self, method: str, premise: str, claims: Sequence[str], verdicts: Any) -> None:
+    def _save(self, method: str, premise: str, claims: Sequence[str], verdicts: Any,
+              raw: Sequence[str]) -> None:
         if (isinstance(verdicts, list) and len(verdicts) == len(claims)
                 and all(isinstance(v, Verdict) for v in verdicts)):
             self.store.put(self.store.key(self._ns, method, premise, list(claims)),
-                           "".join(_CODE[v] for v in verdicts))
+                           "".join(_CODE[v] for v in verdicts), raw=raw, namespace=self._ns,
+                           method=method)
 
     async def check(self, premise: str, claims: Sequence[str]) -> list[Verdict]:
         hit = self._lookup("check", premise, claims)
         if hit is not None:
             record_usage(Usage(cached_calls=1))
             return hit
-        verdicts = await self.inner.check(premise, claims)
-        self._save("check", premise, claims, verdicts)
+        with capture_raw() as raw:
+            verdicts = await self.inner.check(premise, claims)
+        self._save("check", premise, claims, verdicts, raw)
         return verdicts
+
+    async def _fresh_check(self, premise: str,
+                           claims: Sequence[str]) -> tuple[list[Verdict], list[str]]:
+        with capture_raw() as raw:
+            return await self.inner.check(premise, claims), raw
 
     async def check_many(self, premises: Sequence[str], claims: Sequence[str]) -> list[list[Verdict]]:
         """Cached per premise; only the missing premises reach the judge, in one batch when
@@ -87,16 +107,19 @@ class CachedJudge:
             return [f for f in found if f is not None]
         todo = [premises[j] for j in missing]
         if batch:
-            fresh = await self.inner.check_many(todo, claims)  # type: ignore[attr-defined]
+            # One call answers every premise: each keeps that call's raw answers.
+            with capture_raw() as raw:
+                fresh = await self.inner.check_many(todo, claims)  # type: ignore[attr-defined]
+            raws: list[list[str]] = [raw] * len(todo)
         else:
-            fresh = list(await asyncio.gather(*(self.inner.check(p, claims) for p in todo)))
+            pairs = await asyncio.gather(*(self._fresh_check(p, claims) for p in todo))
+            fresh, raws = [v for v, _ in pairs], [r for _, r in pairs]
         if len(fresh) != len(todo):
             return list(fresh)  # malformed: let the scorer's shape check report it
-        for j, verdicts in zip(missing, fresh):
-            self._save(method, premises[j], claims, verdicts)
+        for j, verdicts, raw in zip(missing, fresh, raws, strict=True):
+            self._save(method, premises[j], claims, verdicts, raw)
             found[j] = verdicts
         return [f if f is not None else [] for f in found]
-
 
     async def find_sources(self, question: str, reference: str, chunks: Sequence[str],
                            claims: Sequence[str]) -> Any:
@@ -110,9 +133,11 @@ class CachedJudge:
         if isinstance(hit, list) and len(hit) == len(claims):
             record_usage(Usage(cached_calls=1))
             return hit
-        found = await inner(question, reference, chunks, claims)
+        with capture_raw() as raw:
+            found = await inner(question, reference, chunks, claims)
         if isinstance(found, list) and len(found) == len(claims):
-            self.store.put(key, [dict(f) if f is not None else None for f in found])
+            self.store.put(key, [dict(f) if f is not None else None for f in found], raw=raw,
+                           namespace=self._ns, method="find_sources")
         return found
 
 

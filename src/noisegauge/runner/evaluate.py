@@ -26,7 +26,7 @@ from typing import Any
 from .._async import run_sync
 from ..engine.evidence import Evidence, MisattributedSpan, build_evidence
 from ..engine.matrix import ClaimVerdicts
-from ..engine.metrics import MetricValue
+from ..engine.metrics import Compat, MetricValue
 from ..engine.summary import MetricSummary
 from ..errors import MissingDependency
 from ..infra.store import CacheOption, JudgeCache, resolve_cache
@@ -71,7 +71,7 @@ def _stored_hints(evidence: Evidence, row: dict[str, Any]) -> Evidence:
     if len(stored) != len(evidence.response_claims):
         return evidence
     claims = []
-    for c, s in zip(evidence.response_claims, stored):
+    for c, s in zip(evidence.response_claims, stored, strict=True):
         if s.get("text") != c.text:
             return evidence
         spans = tuple(MisattributedSpan(int(m["chunk"]), int(m["start"]), int(m["end"]),
@@ -111,7 +111,7 @@ class Report:
     def rows(self) -> Iterator[dict[str, Any]]:
         """Output rows (the CONTRACTS JSONL shape plus ``index``, ``judges`` and the
         ``input`` texts), in input order."""
-        for i, (r, s) in enumerate(zip(self.results, self.samples)):
+        for i, (r, s) in enumerate(zip(self.results, self.samples, strict=True)):
             row = {"index": i, **r.to_row()}
             for name in self.metrics:
                 row["metrics"].setdefault(name, r.value(name))
@@ -127,7 +127,7 @@ class Report:
         except ImportError as exc:
             raise MissingDependency("Report.to_pandas()", "tables", "pandas") from exc
         records = []
-        for r, s in zip(self.results, self.samples):
+        for r, s in zip(self.results, self.samples, strict=True):
             rec: dict[str, Any] = {"id": r.id, "status": r.status, "reason": r.reason,
                                    "user_input": s.user_input if s else None,
                                    "response": s.response if s else None,
@@ -146,7 +146,7 @@ class Report:
         target = Path(path)
         tmp = target.with_name(f".{target.name}.tmp")
         writer = open_writer(tmp, fmt, self.metrics)
-        for row, r, s in zip(self.rows(), self.results, self.samples):
+        for row, r, s in zip(self.rows(), self.results, self.samples, strict=True):
             writer.add(row["index"], row, s, r.verdicts.to_dict() if r.verdicts else None)
         writer.close()
         os.replace(tmp, target)
@@ -180,7 +180,7 @@ class Report:
         metrics under its names, grouped aggregate); also written to ``path`` if given."""
         buf = io.StringIO()
         writer = RagcheckerWriter(buf)
-        for row, r, s in zip(self.rows(), self.results, self.samples):
+        for row, r, s in zip(self.rows(), self.results, self.samples, strict=True):
             writer.add(row["index"], row, s, r.verdicts.to_dict() if r.verdicts else None)
         writer.close()
         if path is not None:
@@ -200,7 +200,8 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
                     judge: Judge | str | None = None, concurrency: int = 8,
                     cache: CacheOption | JudgeCache = None, out: str | os.PathLike[str] | None = None,
                     out_format: str | None = None, resume: bool = True, strict: bool = False,
-                    progress: bool | None = None, format: str | None = None) -> Report:
+                    progress: bool | None = None, format: str | None = None,
+                    compat: Compat | None = None) -> Report:
     """Score ``dataset`` with ``metrics`` (objects or names; default: every RAGChecker metric
     with ``judge``, default ``"lexical"``). Each sample is judged once per distinct judge.
 
@@ -210,6 +211,8 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
     off, or a path. ``out``: also write results there (format from the extension or
     ``out_format``), resuming from ``OUT.partial`` if a previous run was interrupted.
     ``strict``: raise ``InvalidSample`` at the first bad row instead of an ``error`` row.
+    ``compat="ragchecker"``: RAGChecker's ``computation.py`` values where a denominator is
+    empty (0.0) instead of our typed undefined (README: "Exact compatibility").
     """
     source = open_source(dataset, format)
     store = resolve_cache(cache)
@@ -221,7 +224,7 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
         results[index] = (result or result_from_row(index, row, verdicts), sample)
 
     try:
-        plan = build_plan(metrics, judge, store)
+        plan = build_plan(metrics, judge, store, compat)
         journal = fmt = None
         if out is not None:
             fmt = output_format(Path(out), out_format)
@@ -257,9 +260,10 @@ def evaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None = None, 
              judge: Judge | str | None = None, concurrency: int = 8,
              cache: CacheOption | JudgeCache = None, out: str | os.PathLike[str] | None = None,
              out_format: str | None = None, resume: bool = True, strict: bool = False,
-             progress: bool | None = None, format: str | None = None) -> Report:
+             progress: bool | None = None, format: str | None = None,
+             compat: Compat | None = None) -> Report:
     """Synchronous ``aevaluate`` (inside a running event loop use ``await aevaluate(...)``)."""
     return run_sync(aevaluate(dataset, metrics, judge=judge, concurrency=concurrency, cache=cache,
                               out=out, out_format=out_format, resume=resume, strict=strict,
-                              progress=progress, format=format),
+                              progress=progress, format=format, compat=compat),
                     hint="use `await aevaluate(...)`")

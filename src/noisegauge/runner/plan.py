@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine.metrics import METRIC_NAMES, MetricValue
+from ..engine.metrics import METRIC_NAMES, Compat, MetricValue, check_compat
 from ..errors import InvalidInput
 from ..infra.store import JudgeCache
 from ..judges.base import Judge, Usage, judge_identity
@@ -120,6 +120,8 @@ class Plan:
     groups: tuple[JudgeGroup, ...]
     #: Judges this plan built from spec strings: the run closes them when it ends.
     owned: tuple[Judge, ...] = ()
+    #: ``"ragchecker"``: RAGChecker's values where a denominator is empty (see engine.metrics).
+    compat: Compat | None = None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -132,11 +134,27 @@ class Plan:
 
     def config(self) -> dict[str, Any]:
         """What must match for stored results to be reused (resume)."""
-        return {"metrics": list(self.names), "judges": [g.identity for g in self.groups]}
+        config = {"metrics": list(self.names), "judges": [g.identity for g in self.groups]}
+        if self.compat is not None:  # absent by default, so earlier journals stay reusable
+            config["compat"] = self.compat
+        return config
+
+
+def _run_compat(resolved: Sequence[Metric], compat: Compat | None) -> Compat | None:
+    """One compat mode per run: ``compat`` if given, else the one the metric objects share."""
+    check_compat(compat)
+    asked = {m.compat for m in resolved if m.compat is not None or compat is None}
+    if compat is not None:
+        asked.add(compat)
+    if len(asked) > 1:
+        raise InvalidInput("the metrics ask for different compat modes "
+                           f"({', '.join(sorted(str(a) for a in asked))}); one run has one: pass "
+                           "compat= to evaluate() instead of to each metric")
+    return next(iter(asked), None)
 
 
 def build_plan(metrics: Sequence[Metric | str] | str | None, judge: Judge | str | None,
-               cache: JudgeCache | None) -> Plan:
+               cache: JudgeCache | None, compat: Compat | None = None) -> Plan:
     named = metrics is None or isinstance(metrics, str) or any(isinstance(m, str) for m in metrics)
     # The default judge is built only when a metric is named rather than given as an object.
     default = get_judge(judge if judge is not None else "lexical") if named else None
@@ -151,7 +169,8 @@ def build_plan(metrics: Sequence[Metric | str] | str | None, judge: Judge | str 
                    identity=judge_identity(ms[0].judge), metrics=tuple(ms))
         for ms in by_key.values())
     owned = (default,) if default is not None and not isinstance(judge, Judge) else ()
-    return Plan(tuple(resolved), groups, owned)
+    given = [m for m in metrics or () if isinstance(m, Metric)]  # objects, not names
+    return Plan(tuple(resolved), groups, owned, _run_compat(given, compat))
 
 
 async def aclose_judges(judges: Sequence[Any]) -> None:
@@ -169,7 +188,7 @@ def merge(plan: Plan, results: Sequence[SampleResult]) -> SampleResult:
     if len(results) == 1 and not plan.extra_names:
         return primary
     metrics: dict[str, MetricValue] = dict(primary.metrics)
-    for group, result in zip(plan.groups, results):
+    for group, result in zip(plan.groups, results, strict=True):
         for m in group.metrics:
             picked = m.pick(result)
             metrics[m.name] = MetricValue(picked.value, picked.reason if picked.value is None

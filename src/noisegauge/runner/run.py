@@ -117,7 +117,8 @@ class _Runner:
     async def judge(self, raw: RawRow, sample: Sample) -> tuple[RawRow, Sample, SampleResult]:
         try:
             results = await asyncio.gather(
-                *(ascore_sample(sample, g.judge, index=raw.index, **g.score_options())
+                *(ascore_sample(sample, g.judge, index=raw.index, compat=self.plan.compat,
+                                **g.score_options())
                   for g in self.plan.groups))
             result = merge(self.plan, results)
         except Exception as exc:  # a bug must not lose the row either; it is logged loudly

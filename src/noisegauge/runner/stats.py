@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine.summary import MetricSummary, mean_ci
+from ..engine.summary import MetricSummary, interval
 from ..judges.base import Usage
 
 __all__ = ["RunStats"]
@@ -56,9 +56,9 @@ class RunStats:
         out: dict[str, MetricSummary] = {}
         for name in self.metric_names:
             values = list(self._values.get(name, ()))
-            mean, ci = mean_ci(values)
+            mean, ci, method = interval(values)
             out[name] = MetricSummary(name, mean, ci, len(values), self._undefined.get(name, 0),
-                                      self.status.get("error", 0))
+                                      self.status.get("error", 0), method)
         return out
 
     def gate_means(self, names: Sequence[str]) -> dict[str, float | None]:

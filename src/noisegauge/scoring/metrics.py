@@ -7,11 +7,12 @@ sample for several metrics (or both noise modes) costs the judge calls of one.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 from .._async import run_sync
+from ..engine.metrics import Compat, check_compat
 from ..engine.ranked import RANKED_CONTEXT_PRECISION, ranked_context_precision
 from ..io.ragas import is_sample_like, sample_record
 from ..judges.adapt import as_judge
@@ -47,10 +48,14 @@ def as_sample(sample: Sample | Mapping[str, Any] | Any, fields: Mapping[str, Any
 
 
 async def ascore_sample(sample: Sample, judge: Judge | str, *, index: int | None = None,
+                        compat: Compat | None = None,
                         relevancy: AnswerRelevancy | None = None) -> SampleResult:
     """Judge one sample once and compute every metric from it. Never raises for judge
-    failures: they become an ``error`` result with the reason. ``relevancy``: also compute
-    Answer Relevancy with that metric's settings (questions come from the same pass)."""
+    failures: they become an ``error`` result with the reason. ``compat="ragchecker"``:
+    RAGChecker's values where a denominator is empty (0.0) instead of undefined.
+    ``relevancy``: also compute Answer Relevancy with that metric's settings (its questions
+    come from the same pass)."""
+    check_compat(compat)
     resolved = get_judge(judge)
     with metered() as usage:
         request = None
@@ -66,16 +71,17 @@ async def ascore_sample(sample: Sample, judge: Judge | str, *, index: int | None
                                 usage=usage)
         result = result_from_verdicts(cv, index=index, id=sample.id, usage=usage,
                                       chunks=sample.retrieved_contexts, reference=sample.reference,
-                                      question=sample.user_input)
+                                      question=sample.user_input, compat=compat)
         if relevancy is not None:
             from .relevancy import with_relevancy
             result = with_relevancy(result, *ar)
         return await ask_sources(resolved, sample, result)
 
 
-def score_sample(sample: Sample, judge: Judge | str, *, index: int | None = None) -> SampleResult:
+def score_sample(sample: Sample, judge: Judge | str, *, index: int | None = None,
+                 compat: Compat | None = None) -> SampleResult:
     """Synchronous ``ascore_sample``; raises inside a running event loop."""
-    return run_sync(ascore_sample(sample, judge, index=index),
+    return run_sync(ascore_sample(sample, judge, index=index, compat=compat),
                     hint="use `await ascore_sample(...)`")
 
 
@@ -92,16 +98,19 @@ class Metric:
     ``judge`` and ``llm`` are two names of one optional parameter (``llm`` is Ragas'): a
     Judge, a spec string (``"openai:gpt-4o-mini"``), or an LLM client the user already holds
     (an OpenAI client with ``model=``, a LangChain chat model, a Ragas LLM wrapper). Without
-    either, the offline default judge (``lexical``) is used.
+    either, the offline default judge (``lexical``) is used. ``compat="ragchecker"`` gives
+    RAGChecker's 0.0 where our default says undefined.
     """
 
     judge: Judge | str | None = None
     llm: Any = field(default=None, kw_only=True, repr=False, compare=False)
     #: The model to ask, for clients that do not name one (``openai.OpenAI()``).
     model: str | None = field(default=None, kw_only=True, repr=False)
+    compat: Compat | None = field(default=None, kw_only=True)
     metric: ClassVar[str] = ""
 
     def __post_init__(self) -> None:
+        check_compat(self.compat)
         if self.judge is not None and self.llm is not None:
             raise TypeError(f"{type(self).__name__}: pass judge= or llm= (two names of one "
                             "parameter), not both")
@@ -127,7 +136,7 @@ class Metric:
         retrieved_contexts=[...])`` or ``await m.ascore(sample)``."""
         s = as_sample(sample, fields)
         result = await ascore_sample(s, cast(Judge, self.judge),  # resolved in __post_init__
-                                     **self.score_options())
+                                     compat=self.compat, **self.score_options())
         return self.pick(result)
 
     def score_options(self) -> dict[str, Any]:
@@ -251,6 +260,3 @@ class RankedContextPrecision(Metric):
                                 sample=result)
         return MetricResult(name=self.name, value=mv.value, status="ok", reason=None, sample=result)
 
-
-def metric_names(metrics: Sequence[Metric]) -> list[str]:
-    return [m.name for m in metrics]

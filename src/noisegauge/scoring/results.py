@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from ..engine.evidence import Evidence, MisattributedSpan, build_evidence
 from ..engine.matrix import ClaimVerdicts
-from ..engine.metrics import METRIC_NAMES, NO_RESPONSE_CLAIMS, MetricValue, compute_metrics
+from ..engine.metrics import METRIC_NAMES, NO_RESPONSE_CLAIMS, Compat, MetricValue, compute_metrics
 from ..engine.relevancy import RelevancyEvidence
 from ..judges.base import Usage
 from .misattribution import find_misattributions
@@ -141,11 +141,13 @@ def with_misattributions(result: SampleResult,
 def result_from_verdicts(cv: ClaimVerdicts, *, index: int | None = None, id: str | None = None,
                          usage: Usage | None = None,
                          chunks: Sequence[str] | None = None,
-                         reference: str = "", question: str = "") -> SampleResult:
+                         reference: str = "", question: str = "",
+                         compat: Compat | None = None) -> SampleResult:
     """Metrics, status and evidence of a judged sample; ``chunks`` (with the ``reference``
     and ``question`` texts) enable provenance hints and misattribution for claims no chunk
-    entails."""
-    metrics = compute_metrics(cv)
+    entails; ``compat="ragchecker"`` gives RAGChecker's values where a denominator is empty
+    (the status still says why)."""
+    metrics = compute_metrics(cv, compat=compat)
     status: Status = "ok"
     reason = None
     if not cv.response_claims:

@@ -66,7 +66,8 @@ async def ask_sources(judge: Any, sample: Sample, result: SampleResult) -> Sampl
     if answers is None:
         return result
     found: dict[int, tuple[MisattributedSpan, ...]] = {}
-    for i, answer in zip(asked, answers):
+    # A short answer leaves the rest unflagged; it is not a reason to lose the ones given.
+    for i, answer in zip(asked, answers, strict=False):
         found[i] = ()
         if not isinstance(answer, Mapping):
             continue

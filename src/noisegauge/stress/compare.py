@@ -2,9 +2,11 @@
 
 The unit of pairing is the golden question: for each level (and for all noisy levels
 pooled, ``level: null``) a question's metric is averaged over repeats for A and for B, and the
-test is run on the differences B - A. A difference is called real when the sign-flip
-permutation p-value is below ``alpha`` and the bootstrap interval excludes 0. Many metrics
-and levels are tested at once, so treat a lone p of 0.04 with suspicion.
+test is run on the differences B - A: a sign-flip permutation p-value (exact up to 12
+non-zero differences) and a paired bootstrap interval of the mean difference (10,000
+resamples, BCa with scipy). Every metric is tested at once, so the p-values of one level are
+Holm-adjusted across the metrics (``p_adjusted``); a difference is called real when the
+adjusted p is below ``alpha`` and the interval excludes 0.
 """
 
 from __future__ import annotations
@@ -12,16 +14,16 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from .._async import run_sync
 from ..engine.metrics import METRIC_NAMES
 from ..errors import InvalidInput
-from .pipelines import Pipeline
+from .pipelines import Pipeline, PipelineInterrupted
 from .report import StressReport, read_rows
-from .stats import paired_bootstrap_ci, paired_permutation_test
+from .stats import holm, paired_bootstrap_ci, paired_permutation_test
 from .sweep import astress
 
 __all__ = ["PairedTest", "CompareReport", "compare_rows", "compare_reports", "compare_dirs",
@@ -43,9 +45,10 @@ class PairedTest:
     mean_b: float | None
     diff: float | None
     ci: tuple[float, float] | None
-    p_value: float | None
-    significant: bool
+    p_value: float | None      # this test alone
+    significant: bool          # adjusted p < alpha and the interval excludes 0
     better: str | None  # "a", "b", or None (no real difference, or no direction)
+    p_adjusted: float | None = None  # Holm-adjusted across the metrics of this level
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,7 @@ def _key(row: Mapping[str, Any]) -> tuple[str, int, int]:
 
 def compare_rows(rows_a: Iterable[Mapping[str, Any]], rows_b: Iterable[Mapping[str, Any]], *,
                  a: str = "A", b: str = "B", metrics: Sequence[str] = METRIC_NAMES,
-                 alpha: float = 0.05, seed: int = 0, resamples: int = 5000) -> CompareReport:
+                 alpha: float = 0.05, seed: int = 0, resamples: int = 10_000) -> CompareReport:
     """Paired tests from two sets of ``results.jsonl`` rows of the same plan."""
     index_a = {_key(r): r for r in rows_a}
     index_b = {_key(r): r for r in rows_b}
@@ -94,18 +97,35 @@ def compare_rows(rows_a: Iterable[Mapping[str, Any]], rows_b: Iterable[Mapping[s
         if ra.get("contexts_sha256") != index_b[key].get("contexts_sha256"):
             raise InvalidInput(f"{key[0]} at level {key[1]}, repeat {key[2]}: the two runs saw "
                                "different contexts; use the same seed, strategy, pool and position")
+    if resamples < 10_000:
+        raise InvalidInput(f"resamples={resamples}: use at least 10,000 for stable intervals")
     levels = sorted({k[1] for k in index_a})
     tests = []
-    for metric in metrics:
-        for level in [*levels, None]:
-            keys = [k for k in index_a if (k[1] == level if level is not None else k[1] > 0)]
-            tests.append(_test(metric, level, keys, index_a, index_b, alpha, seed, resamples))
+    for level in [*levels, None]:
+        keys = [k for k in index_a if (k[1] == level if level is not None else k[1] > 0)]
+        family = [_test(metric, level, keys, index_a, index_b, seed, resamples)
+                  for metric in metrics]
+        adjusted = holm([t.p_value for t in family])
+        tests += [_decide(t, p, alpha) for t, p in zip(family, adjusted, strict=True)]
+    order = {m: i for i, m in enumerate(metrics)}
+    tests.sort(key=lambda t: order[t.metric])  # metric-major, as before
     return CompareReport(a, b, tuple(tests), alpha)
+
+
+def _decide(t: PairedTest, p_adjusted: float | None, alpha: float) -> PairedTest:
+    if t.diff is None or t.ci is None or p_adjusted is None:
+        return t
+    significant = p_adjusted < alpha and (t.ci[0] > 0 or t.ci[1] < 0)
+    better = None
+    if significant and t.metric not in NEUTRAL:
+        b_higher = t.diff > 0
+        better = "b" if b_higher != (t.metric in LOWER_IS_BETTER) else "a"
+    return replace(t, p_adjusted=p_adjusted, significant=significant, better=better)
 
 
 def _test(metric: str, level: int | None, keys: Sequence[tuple[str, int, int]],
           index_a: Mapping[Any, Mapping[str, Any]], index_b: Mapping[Any, Mapping[str, Any]],
-          alpha: float, seed: int, resamples: int) -> PairedTest:
+          seed: int, resamples: int) -> PairedTest:
     per_item: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for k in keys:
         va = (index_a[k].get("metrics") or {}).get(metric)
@@ -118,15 +138,10 @@ def _test(metric: str, level: int | None, keys: Sequence[tuple[str, int, int]],
     diffs = [y - x for x, y in pairs]
     n = len(pairs)
     diff = sum(diffs) / n
-    ci = paired_bootstrap_ci(diffs, seed=seed, resamples=min(resamples, 2000))
+    ci = paired_bootstrap_ci(diffs, seed=seed, resamples=resamples)
     p = paired_permutation_test(diffs, seed=seed, resamples=resamples)
-    significant = p < alpha and (ci[0] > 0 or ci[1] < 0)
-    better = None
-    if significant and metric not in NEUTRAL:
-        b_higher = diff > 0
-        better = "b" if b_higher != (metric in LOWER_IS_BETTER) else "a"
     return PairedTest(metric, level, n, sum(x for x, _ in pairs) / n, sum(y for _, y in pairs) / n,
-                      diff, ci, p, significant, better)
+                      diff, ci, p, False, None)  # significance: after the Holm step
 
 
 def compare_reports(report_a: StressReport, report_b: StressReport, *, a: str = "A",
@@ -164,4 +179,7 @@ async def acompare(golden: Any, *, pipelines: Sequence[str | Pipeline | Callable
 
 def compare(golden: Any, **kwargs: Any) -> CompareReport:
     """Synchronous ``acompare``; raises inside a running event loop."""
-    return run_sync(acompare(golden, **kwargs), hint="use `await acompare(...)`")
+    try:
+        return run_sync(acompare(golden, **kwargs), hint="use `await acompare(...)`")
+    except PipelineInterrupted as exc:  # a pipeline's KeyboardInterrupt stops the run
+        raise KeyboardInterrupt(str(exc)) from None

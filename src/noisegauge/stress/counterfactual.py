@@ -12,7 +12,7 @@ import random
 import re
 from collections.abc import Sequence
 
-from .distractors import Chunk, relevant_chunks, without_relevant
+from .chunks import Chunk, relevant_chunks, without_relevant
 from .golden import GoldenItem, PoolChunk
 
 __all__ = ["Counterfactuals", "find_spans", "swap_value"]

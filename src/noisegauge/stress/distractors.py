@@ -15,18 +15,18 @@ chunk came from, so a leaked claim can be traced back to it. Strategies:
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from collections.abc import Callable, Sequence
+from typing import Literal, Protocol
 
 from ..errors import InvalidInput, MissingDependency
+from .chunks import Chunk, normalize, relevant_chunks, without_relevant
+from .counterfactual import Counterfactuals
 from .golden import GoldenItem, PoolChunk
 
 __all__ = ["Chunk", "DistractorSource", "PoolDistractors", "OtherQuestions", "HardNegatives",
            "STRATEGIES", "POSITIONS", "Position", "build_sources", "draw_mixed", "place",
            "relevant_chunks", "normalize", "without_relevant"]
 
-Kind = Literal["relevant", "distractor", "counterfactual"]
 Position = Literal["first", "last", "random", "interleaved"]
 POSITIONS: tuple[str, ...] = ("first", "last", "random", "interleaved")
 STRATEGIES: tuple[str, ...] = ("pool", "others", "hard", "counterfactual")
@@ -35,55 +35,12 @@ STRATEGIES: tuple[str, ...] = ("pool", "others", "hard", "counterfactual")
 Scorer = Callable[[str, Sequence[str]], Sequence[float]]
 
 
-@dataclass(frozen=True)
-class Chunk:
-    """A chunk put in front of the pipeline, with where it came from."""
-
-    text: str
-    kind: Kind
-    source: str  # golden | pool | others | hard | counterfactual
-    id: str | None = None
-    meta: Mapping[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "kind": self.kind, "source": self.source, "text": self.text,
-                **({"meta": dict(self.meta)} if self.meta else {})}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Chunk:
-        return cls(text=data["text"], kind=data["kind"], source=data["source"], id=data.get("id"),
-                   meta=dict(data.get("meta") or {}))
-
-
-def normalize(text: str) -> str:
-    """Whitespace- and case-insensitive form used to keep relevant chunks out of distractors."""
-    return " ".join(text.casefold().split())
-
-
-def relevant_chunks(item: GoldenItem) -> list[Chunk]:
-    ids = item.chunk_ids or (None,) * len(item.relevant)
-    return [Chunk(text, "relevant", "golden", ids[j] if ids[j] is not None else f"{item.id}#{j}")
-            for j, text in enumerate(item.relevant)]
-
-
 class DistractorSource(Protocol):
     """Draws up to ``k`` distinct distractors for one item; fewer when it runs out."""
 
     name: str
 
     def draw(self, item: GoldenItem, k: int, rng: random.Random) -> list[Chunk]: ...
-
-
-def without_relevant(item: GoldenItem, candidates: Sequence[Chunk]) -> list[Chunk]:
-    own = {normalize(t) for t in item.relevant}
-    seen: set[str] = set()
-    out = []
-    for c in candidates:
-        key = normalize(c.text)
-        if key not in own and key not in seen:
-            seen.add(key)
-            out.append(c)
-    return out
 
 
 class PoolDistractors:
@@ -185,7 +142,6 @@ def build_sources(strategies: Sequence[str], items: Sequence[GoldenItem],
         elif name == "hard":
             sources.append(HardNegatives(items, pool or (), scorer))
         elif name == "counterfactual":
-            from .counterfactual import Counterfactuals
             sources.append(Counterfactuals(items, pool or ()))
         else:
             raise InvalidInput(f"unknown distractor strategy {name!r}; "

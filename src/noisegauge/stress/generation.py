@@ -7,6 +7,7 @@ a changed pipeline (model, prompt, URL, function source) never replays stale ans
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import time
@@ -17,7 +18,7 @@ from typing import Any
 
 from ..infra.store import JudgeCache
 from ..infra.transport import Failure, Limits, RetriesExhausted, RetryPolicy, call_with_retries
-from .pipelines import Pipeline, pipeline_identity
+from .pipelines import Pipeline, PipelineInterrupted, pipeline_identity
 
 __all__ = ["Generation", "GenerationCache", "Generator", "cache_key"]
 
@@ -31,6 +32,8 @@ class Generation:
     cached: bool = False
     attempts: int = 0
     seconds: float = 0.0
+    #: The pipeline raised KeyboardInterrupt: this sample's error, and the sweep stops.
+    interrupted: bool = False
 
 
 def cache_key(identity: dict[str, Any], question: str, contexts: Sequence[str]) -> str:
@@ -51,8 +54,12 @@ class GenerationCache:
         value = self._store.get(JudgeCache.key("generation", "answer", key))
         return value if isinstance(value, str) else None
 
-    def put(self, key: str, answer: str) -> None:
-        self._store.put(JudgeCache.key("generation", "answer", key), answer)
+    def put(self, key: str, answer: str, *, identity: dict[str, Any] | None = None) -> None:
+        """Store ``answer``; ``identity`` (the pipeline's) lets ``noisegauge cache`` name it."""
+        namespace = (json.dumps({"pipeline": identity}, sort_keys=True, default=str)
+                     if identity is not None else None)
+        self._store.put(JudgeCache.key("generation", "answer", key), answer,
+                        namespace=namespace, method="generate")
 
     def flush(self) -> None:
         """Commit buffered answers (``close`` does it too)."""
@@ -68,8 +75,9 @@ class Generator:
     At most ``concurrency`` calls are in flight; a failure is retried (``retries`` times,
     exponential ``backoff`` with jitter, a server's Retry-After honoured) only when the
     pipeline's ``should_retry(exc)`` says it is transient; each call may take ``timeout``
-    seconds. The final failure is returned as a ``Generation`` with ``error`` set, never
-    raised, so one bad question cannot sink a sweep.
+    seconds, whatever the pipeline kind (an async call is cancelled, a sync one abandoned in
+    its daemon thread). The final failure is returned as a ``Generation`` with ``error`` set,
+    never raised, so one bad question cannot sink a sweep.
     """
 
     def __init__(self, pipeline: Pipeline, *, concurrency: int = 8, retries: int = 2,
@@ -110,8 +118,11 @@ class Generator:
                 self._key, attempt, classify=self._classify, policy=self._policy,
                 limits=self._limits)
         except RetriesExhausted as exc:
-            return Generation(None, error=f"{type(exc.last).__name__}: {exc.last}",
-                              attempts=attempts, seconds=time.perf_counter() - start)
+            return Generation(None, error=self._describe(exc.last), attempts=attempts,
+                              seconds=time.perf_counter() - start)
+        except PipelineInterrupted as exc:
+            return Generation(None, error=f"KeyboardInterrupt: {exc}", attempts=attempts,
+                              seconds=time.perf_counter() - start, interrupted=True)
         except Exception as exc:  # not transient: it becomes the row's reason
             return Generation(None, error=f"{type(exc).__name__}: {exc}", attempts=attempts,
                               seconds=time.perf_counter() - start)
@@ -119,8 +130,14 @@ class Generator:
             return Generation(None, error=f"pipeline returned {type(answer).__name__}, expected str",
                               attempts=attempts, seconds=time.perf_counter() - start)
         if self._cache is not None:
-            self._cache.put(key, answer)
+            self._cache.put(key, answer, identity=self.identity)
         return Generation(answer, attempts=attempts, seconds=time.perf_counter() - start)
+
+    def _describe(self, exc: BaseException) -> str:
+        if isinstance(exc, (TimeoutError, asyncio.TimeoutError)) and not str(exc):  # says nothing
+            return (f"TimeoutError: no answer within {self._policy.timeout:g} s "
+                    f"(--timeout), {self._policy.max_retries + 1} attempts")
+        return f"{type(exc).__name__}: {exc}"
 
     async def aclose(self) -> None:
         close = getattr(self.pipeline, "aclose", None)

@@ -12,17 +12,26 @@
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import importlib
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from .._async import in_daemon_thread
 from .._identity import identity_of
 from ..errors import InvalidInput
 
-__all__ = ["Pipeline", "CallablePipeline", "get_pipeline", "pipeline_identity"]
+__all__ = ["Pipeline", "CallablePipeline", "PipelineExit", "PipelineInterrupted", "get_pipeline",
+           "pipeline_identity", "takes_option"]
+
+
+class PipelineExit(Exception):
+    """The pipeline called ``sys.exit()`` (raised ``SystemExit``): that sample's error."""
+
+
+class PipelineInterrupted(Exception):
+    """The pipeline raised ``KeyboardInterrupt``: that sample's error, and the run stops."""
 
 
 @runtime_checkable
@@ -40,9 +49,11 @@ def pipeline_identity(pipeline: object) -> dict[str, Any]:
 
 
 class CallablePipeline:
-    """Wraps ``fn(question, contexts) -> answer``. Sync functions run in a worker thread so
-    that several generations can overlap; async functions (or ones returning an awaitable)
-    are awaited."""
+    """Wraps ``fn(question, contexts) -> answer``. Sync functions run in a daemon thread each,
+    so several generations overlap and a call abandoned by its timeout never holds up the
+    run or the process exit; async functions (or ones returning an awaitable) are awaited and
+    cancelled by the timeout. ``sys.exit()`` in the function becomes that sample's error
+    (``PipelineExit``); ``KeyboardInterrupt`` too (``PipelineInterrupted``), and stops the run."""
 
     def __init__(self, fn: Callable[..., Any], name: str | None = None) -> None:
         if not callable(fn):
@@ -65,12 +76,17 @@ class CallablePipeline:
         return isinstance(exc, (TimeoutError, ConnectionError))
 
     async def generate(self, question: str, contexts: Sequence[str]) -> str:
-        if self._async:
-            result = await self._fn(question, list(contexts))
-        else:
-            result = await asyncio.to_thread(self._fn, question, list(contexts))
-            if inspect.isawaitable(result):
-                result = await result
+        try:
+            if self._async:
+                result = await self._fn(question, list(contexts))
+            else:
+                result = await in_daemon_thread(self._fn, question, list(contexts))
+                if inspect.isawaitable(result):
+                    result = await result
+        except SystemExit as exc:
+            raise PipelineExit(f"pipeline {self._name} called sys.exit({exc.code!r})") from None
+        except KeyboardInterrupt:
+            raise PipelineInterrupted(f"pipeline {self._name} raised KeyboardInterrupt") from None
         if not isinstance(result, str):
             raise TypeError(f"pipeline {self._name} returned {type(result).__name__}, "
                             "expected the answer as a str")
@@ -138,6 +154,15 @@ def get_pipeline(spec: str | Pipeline | Callable[..., Any], **options: Any) -> P
         return CallablePipeline(_import_target(spec), name=spec)
     raise InvalidInput(f"unknown pipeline {spec!r}: expected extractive, extractive:strict, "
                        "openai:MODEL, an http(s):// URL, or module:function")
+
+
+def takes_option(spec: object, option: str) -> bool:
+    """Whether the pipeline kind of ``spec`` accepts ``option`` (e.g. ``timeout``)."""
+    if not isinstance(spec, str):
+        return False
+    spec = spec.strip()
+    kind = "http" if spec.startswith(("http://", "https://")) else spec.partition(":")[0]
+    return option in _OPTIONS_FOR.get(kind, set())
 
 
 def _check_options(spec: str, given: Mapping[str, Any], allowed: set[str]) -> None:

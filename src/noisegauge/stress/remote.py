@@ -6,7 +6,6 @@ whose own retries handle rate limits; the JSON pipeline uses only the standard l
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import os
@@ -16,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .._async import in_daemon_thread
 from ..errors import InvalidInput, MissingDependency
 
 __all__ = ["OpenAIChatPipeline", "HttpJsonPipeline", "PROMPTS", "render_prompt", "json_path"]
@@ -192,7 +192,7 @@ class HttpJsonPipeline:
 
     async def generate(self, question: str, contexts: Sequence[str]) -> str:
         body = json.dumps(_fill(self.template, question, list(contexts)), ensure_ascii=False)
-        data = await asyncio.to_thread(self._post, body.encode("utf-8"))
+        data = await in_daemon_thread(self._post, body.encode("utf-8"))
         answer = json_path(data, self.answer_path)
         if not isinstance(answer, str):
             raise ValueError(f"answer path {self.answer_path!r} holds "

@@ -4,6 +4,8 @@ Files written by ``StressReport.write(DIR)``:
 
 - ``samples.jsonl``: the generated answers with their noisy contexts, in the input format of
   ``noisegauge score`` (rescorable later with any judge); ``metadata`` says which chunk is what;
+  a failed generation is a ``status: "error"`` row with its ``reason``, which stays an error
+  row when rescored;
 - ``results.jsonl``: ``SampleResult.to_row()`` plus ``item_id``, ``level``, ``repeat``;
 - ``curve.json``: per metric and level, mean and 95% interval (see ``curve_from_rows``);
 - ``flips.jsonl``: questions answered correctly without noise and wrongly with it;
@@ -22,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from ..engine.metrics import METRIC_NAMES
-from ..engine.summary import mean_ci
+from ..engine.summary import interval
 from ..errors import MissingDependency
 from ..scoring.results import SampleResult
-from .distractors import Chunk
+from .chunks import Chunk
 
 __all__ = ["StressRow", "StressReport", "curve_from_rows", "contexts_digest", "read_rows"]
 
@@ -59,10 +61,14 @@ class StressRow:
         return sum(c.kind != "relevant" for c in self.chunks)
 
     def sample_record(self) -> dict[str, Any]:
-        """The answer and its contexts, readable by ``noisegauge score``."""
+        """The answer and its contexts, readable by ``noisegauge score``. A failed generation
+        is a row with ``status: "error"`` and its ``reason`` (and no response), which
+        ``noisegauge score`` keeps as an error row: never an empty answer to be scored."""
+        failed = {} if self.answer is not None else {
+            "status": "error", "reason": f"pipeline failed: {self.generation_error}"}
         return {
-            "id": self.sample_id, "user_input": self.question, "response": self.answer or "",
-            "reference": self.reference,
+            "id": self.sample_id, **failed, "user_input": self.question,
+            "response": self.answer, "reference": self.reference,
             "retrieved_contexts": [{"doc_id": c.id, "text": c.text} for c in self.chunks],
             "metadata": {"item_id": self.item_id, "level": self.level, "repeat": self.repeat,
                          "injected": self.injected, "generation_error": self.generation_error,
@@ -87,9 +93,11 @@ def curve_from_rows(levels: Sequence[int], rows: Iterable[Mapping[str, Any]],
     """``{"levels": [...], "metrics": {name: [{"level", "mean", "ci", "n", ...}]}}``.
 
     Repeats of a question are averaged first, so ``mean`` is over questions and ``ci`` is a
-    95% Student-t interval over questions (repeats are not independent evidence); ``n`` is the
-    number of questions with a defined value, ``samples`` the defined samples, ``undefined``
-    and ``errors`` count samples. ``mean``/``ci`` are null when nothing defined the metric.
+    95% interval over questions (repeats are not independent evidence): bootstrap BCa where
+    scipy is installed and n allows, else Student-t (``ci_method``; see engine.summary);
+    ``n`` is the number of questions with a defined value, ``samples`` the defined samples,
+    ``undefined`` and ``errors`` count samples. ``mean`` is null when nothing defined the
+    metric, ``ci`` also when fewer than two questions did.
     """
     by_level: dict[int, list[Mapping[str, Any]]] = defaultdict(list)
     for row in rows:
@@ -109,8 +117,9 @@ def curve_from_rows(levels: Sequence[int], rows: Iterable[Mapping[str, Any]],
                 else:
                     per_item[str(row["item_id"])].append(float(value))
             means = [sum(v) / len(v) for v in per_item.values()]
-            mean, ci = mean_ci(means)
+            mean, ci, method = interval(means)
             points.append({"level": level, "mean": mean, "ci": list(ci) if ci else None,
+                           "ci_method": method,
                            "n": len(means), "samples": sum(len(v) for v in per_item.values()),
                            "undefined": undefined, "errors": errors})
         out[name] = points

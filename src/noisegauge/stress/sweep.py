@@ -27,7 +27,7 @@ from ..scoring.results import SampleResult, error_result
 from .distractors import POSITIONS, Chunk, Scorer, build_sources, draw_mixed, place, relevant_chunks
 from .generation import Generation, GenerationCache, Generator
 from .golden import GoldenItem, PoolChunk, load_golden, load_pool
-from .pipelines import Pipeline, get_pipeline
+from .pipelines import Pipeline, PipelineInterrupted, get_pipeline, takes_option
 from .report import StressReport, StressRow
 
 __all__ = ["NoisyCase", "plan_cases", "astress", "stress", "score_samples"]
@@ -96,12 +96,21 @@ async def _generate_all(generator: Generator, cases: Sequence[NoisyCase],
     async def one(case: NoisyCase) -> Generation:
         nonlocal done
         g = await generator.generate(case.item.question, [c.text for c in case.chunks])
+        if g.interrupted:  # the pipeline raised KeyboardInterrupt: stop the sweep
+            raise PipelineInterrupted(f"{case.item.id} at level {case.level}: {g.error}")
         done += 1
         if progress:
             progress("generating", done, len(cases))
         return g
 
-    return list(await asyncio.gather(*(one(c) for c in cases)))
+    tasks = [asyncio.ensure_future(one(c)) for c in cases]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:  # nothing keeps generating once the sweep stops
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
 
 
 async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]], *,
@@ -111,6 +120,7 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
                   repeats: int = 1, seed: int = 0,
                   pool: str | Path | Sequence[str | PoolChunk | Mapping[str, Any]] | None = None,
                   concurrency: int = 8, judge_concurrency: int = 8, retries: int = 2,
+                  timeout: float | None = None,
                   cache: str | Path | GenerationCache | None = None,
                   hard_scorer: Scorer | None = None, pipeline_options: Mapping[str, Any] | None = None,
                   judge_options: Mapping[str, Any] | None = None,
@@ -118,8 +128,15 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
                   judge_cache: CacheOption = None) -> StressReport:
     """Run a noise sweep and return the report (write it with ``report.write(DIR)``).
 
+    A pipeline error or ``sys.exit()`` is that sample's error row; a ``KeyboardInterrupt``
+    raised by the pipeline stops the sweep with ``PipelineInterrupted`` (``stress()`` raises
+    it as ``KeyboardInterrupt``, outside the event loop).
+
     ``strategy``: one of ``pool``, ``others``, ``hard``, ``counterfactual`` or a list of them
     (mixed round-robin); ``position``: ``first``, ``last``, ``random`` or ``interleaved``.
+    ``timeout``: seconds per pipeline call, for every kind (default 300; an ``openai:`` or
+    ``http`` pipeline also passes it to its client, default 60 there); a late call is retried
+    like a transient failure (``retries``), then becomes that sample's error row.
     ``cache``: a SQLite path (or ``GenerationCache``) for generations; ``judge_cache``: the
     judge cache as in ``evaluate`` (None: the default location, False: off); ``progress(phase, done,
     total)`` is called as answers are generated and scored. Everything is validated (golden
@@ -131,11 +148,18 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
     cases = plan_cases(items, levels=levels, strategies=strategies, position=position,
                        repeats=repeats, seed=seed, pool=pool_chunks, hard_scorer=hard_scorer)
     resolved_judge = get_judge(judge, **dict(judge_options or {}))
-    pipe = get_pipeline(pipeline, **dict(pipeline_options or {}))
+    options = dict(pipeline_options or {})
+    timeout = options.pop("timeout", None) if timeout is None else timeout
+    if timeout is not None and not timeout > 0:
+        raise InvalidInput(f"timeout must be a positive number of seconds, got {timeout}")
+    if timeout is not None and takes_option(pipeline, "timeout"):
+        options["timeout"] = timeout  # the client's own timeout too: no socket left waiting
+    pipe = get_pipeline(pipeline, **options)
     if not getattr(pipe, "cacheable", True):
         cache = None  # e.g. the extractive baseline: recomputing beats a disk lookup
     gen_cache = GenerationCache(cache) if isinstance(cache, (str, Path)) else cache
-    generator = Generator(pipe, concurrency=concurrency, retries=retries, cache=gen_cache)
+    generator = Generator(pipe, concurrency=concurrency, retries=retries, cache=gen_cache,
+                          **({"timeout": timeout} if timeout is not None else {}))
     started = time.time()
     try:
         generations = await _generate_all(generator, cases, progress)
@@ -145,14 +169,14 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
             gen_cache.close()  # only the cache opened here; a caller's stays open
         elif gen_cache is not None:
             gen_cache.flush()  # but its answers are on disk when the sweep returns
-    samples = [_sample(c, g.answer or "") for c, g in zip(cases, generations)]
+    samples = [_sample(c, g.answer or "") for c, g in zip(cases, generations, strict=True)]
     to_score = [i for i, g in enumerate(generations) if g.answer is not None]
     scored = await score_samples([samples[i] for i in to_score], resolved_judge,
                                  concurrency=judge_concurrency, progress=progress,
                                  cache=judge_cache)
-    results: dict[int, SampleResult] = dict(zip(to_score, scored))
+    results: dict[int, SampleResult] = dict(zip(to_score, scored, strict=True))
     rows = []
-    for i, (case, g) in enumerate(zip(cases, generations)):
+    for i, (case, g) in enumerate(zip(cases, generations, strict=True)):
         result = results.get(i) or error_result(f"pipeline failed: {g.error}", index=i,
                                                 id=samples[i].id)
         rows.append(StressRow(case.item.id, case.item.question, case.item.reference, case.level,
@@ -188,4 +212,7 @@ def stress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]], **kwar
     ...                 levels=[0, 2], judge="fake")  # doctest: +SKIP
     >>> report.curve()["metrics"]["noise_sensitivity_irrelevant"]  # doctest: +SKIP
     """
-    return run_sync(astress(golden, **kwargs), hint="use `await astress(...)`")
+    try:
+        return run_sync(astress(golden, **kwargs), hint="use `await astress(...)`")
+    except PipelineInterrupted as exc:  # raised here, not in the loop, so asyncio stays tidy
+        raise KeyboardInterrupt(str(exc)) from None

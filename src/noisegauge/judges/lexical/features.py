@@ -253,10 +253,10 @@ def align(prem: Analysis, claim: Analysis) -> Alignment:
     win_set: frozenset[str] = frozenset().union(*(sets[i] for i in win)) if sets else frozenset()
     in_win = [n in win_set for n, *_ in items]
     cov_plain = sum(in_win) / len(items) if items else 1.0
-    ents = [x for (_, _, ent, *_), x in zip(items, in_win) if ent]
+    ents = [x for (_, _, ent, *_), x in zip(items, in_win, strict=True) if ent]
     ent_cov = sum(ents) / len(ents) if ents else 1.0
     # Missing: neither in the window nor matched loosely (a shared prefix) anywhere.
-    gone = [(toks[k].text.lower(), w) for k, (_, w, _, e, f), x in zip(claim.content, items, in_win)
+    gone = [(toks[k].text.lower(), w) for k, (_, w, _, e, f), x in zip(claim.content, items, in_win, strict=True)
             if not x and not (f and not e)]
     missing = [w for _, w in gone]
     norms = [n for n, *_ in items]

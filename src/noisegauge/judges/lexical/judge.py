@@ -57,6 +57,10 @@ class LexicalJudge:
     [<Verdict.CONTRADICTED: 'contradicted'>]
     """
 
+    #: Code, shipped weights and the shared text rules decide every answer: their content is
+    #: part of the identity, so an edit never reuses a stale cached verdict.
+    identity_sources = ("noisegauge.judges.lexical", "noisegauge.text")
+
     def __init__(self, *, threshold: float | None = None, weights: str | Path | None = None) -> None:
         self._model: Combiner = load_combiner(weights)
         self.threshold = self._model.threshold if threshold is None else float(threshold)

@@ -102,7 +102,7 @@ def _clauses(text: str, a: int, b: int) -> list[tuple[int, int]]:
     out = []
     starts = [r for _, r in bounds]
     ends = [lo for lo, _ in bounds[1:]] + [b]
-    for x, y in zip(starts, ends):
+    for x, y in zip(starts, ends, strict=True):
         x2, y2 = trim_span(text, x, y)
         while y2 > x2 and text[y2 - 1] in ",;":
             y2 -= 1

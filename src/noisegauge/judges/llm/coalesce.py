@@ -71,6 +71,13 @@ class Coalescer(Generic[Item, Result]):
             for _, fut in live:
                 fut.cancel()
             raise
-        for (_, fut), result in zip(live, results):
+        if len(results) != len(live):  # a bug in the batch function; no caller may wait forever
+            error = RuntimeError(f"internal error: a batch of {len(live)} requests got "
+                                 f"{len(results)} results")
+            for _, fut in live:
+                if not fut.done():
+                    fut.set_exception(error)
+            return
+        for (_, fut), result in zip(live, results, strict=True):
             if not fut.done():
                 fut.set_result(result)

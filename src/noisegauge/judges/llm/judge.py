@@ -91,6 +91,11 @@ class JudgeSettings:
 class OpenAIJudge:
     """Extracts claims and checks them with an LLM behind a chat-completions endpoint."""
 
+    #: Their content is part of the identity (hence of every cache key): prompts, schemas and
+    #: the reading of answers; an edit there never reuses a stale cached answer.
+    identity_sources: tuple[str, ...] = ("noisegauge.judges.llm.prompts",
+                                         "noisegauge.judges.llm.output")
+
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
                  **settings: Any) -> None:
         known = {f.name for f in fields(JudgeSettings)}
@@ -103,6 +108,8 @@ class OpenAIJudge:
         self.model = model
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
         self.settings = s = JudgeSettings(**settings)
+        if s.misattribution == "llm":  # its prompt decides those answers: part of the identity
+            self.identity_sources = (*self.identity_sources, "noisegauge.judges.llm.attribution")
         self.stats = JudgeStats()
         self._chat = ChatEndpoint(
             model, self.base_url, api_key or os.environ.get("OPENAI_API_KEY"),

@@ -61,6 +61,10 @@ def _import_backend() -> tuple[Any, Any]:
 class NLIJudge:
     """Judges claims with a local NLI cross-encoder. See the module docstring."""
 
+    #: Windowing, merging and label reading decide verdicts too (the weights are in the
+    #: fingerprint): their content is part of the identity.
+    identity_sources = ("noisegauge.judges.nli",)
+
     def __init__(self, model: str, *, device: str | None = None, batch_size: int = 16,
                  max_length: int | None = None, window_tokens: int | None = None,
                  window_overlap: int | None = None,
@@ -134,7 +138,7 @@ class NLIJudge:
                 "fingerprint": self._fingerprint, "dtype": str(self._model.dtype),
                 "max_length": self.max_length,
                 "window_tokens": self.window_tokens, "window_overlap": self.window_overlap,
-                "labels": {n: v.value for n, v in zip(self._label_names, self.labels)},
+                "labels": {n: v.value for n, v in zip(self._label_names, self.labels, strict=True)},
                 "merge": "entailed>contradicted>neutral",
                 "extractor": judge_identity(self.extractor)}
 
@@ -200,7 +204,7 @@ class NLIJudge:
                 logits = self._model(**{k: t.to(self.device) for k, t in batch.items()}).logits
                 vp = logits.float().softmax(-1).cpu() @ to_verdict
                 best_p, best = vp.max(-1)
-                for i, j, p in zip(idx, best.tolist(), best_p.tolist()):
+                for i, j, p in zip(idx, best.tolist(), best_p.tolist(), strict=True):
                     out[i] = (_ORDER[j], p)
                 batches += 1
         return out, batches

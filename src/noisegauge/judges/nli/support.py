@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ..._identity import content_digest
 from ...errors import InvalidInput
 from ...verdicts import Verdict, parse_verdict
 
@@ -77,7 +78,7 @@ def resolve_labels(id2label: Mapping[int, str],
     if label_map is not None:
         by_name = {_norm(str(k)): v for k, v in label_map.items()}
         found: list[Verdict] = []
-        for i, lab in zip(ids, labels):
+        for i, lab in zip(ids, labels, strict=True):
             value = label_map.get(i, by_name.get(_norm(lab), by_name.get(str(i))))
             if value is None:
                 raise InvalidInput(f"label_map does not say what class {i} ({lab!r}) means; "
@@ -159,12 +160,12 @@ def merge_windows(scores: Sequence[tuple[Verdict, float]]) -> NLIScore:
 
 
 def fingerprint(source: str, config_json: str, commit: str | None) -> str:
-    """A short hash of what was loaded: the config, and the file names + sizes of a local
-    model directory (changes when weights are replaced) or the hub commit."""
+    """A short hash of what was loaded: the config, and the *content* of every file of a
+    local model folder (weights, tokenizer, config: new weights of the same size are new
+    weights) or, for a hub model, its commit (a hash of its files' content)."""
     h = hashlib.sha256(config_json.encode())
     path = Path(source).expanduser()
     if path.is_dir():
-        for f in sorted(p for p in path.iterdir() if p.is_file()):
-            h.update(f"{f.name}:{f.stat().st_size};".encode())
+        h.update(content_digest(path).encode())  # read once, then remembered by size+mtime
     h.update((commit or "").encode())
     return h.hexdigest()[:16]
