@@ -33,6 +33,7 @@ from ..runner.plan import aclose_judges, build_plan
 from ..runner.progress import RichProgress, usage_line
 from ..runner.run import arun, finalize
 from ..runner.stats import RunStats
+from .ci import bars, ci_options, config_of, gates_of, write_ci_outputs
 from .gates import Gate, check_gates, parse_gates
 
 __all__ = ["score"]
@@ -115,12 +116,15 @@ def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None) -
 @click.option("--compat", type=click.Choice(COMPAT_MODES),
               help="ragchecker: RAGChecker's computation.py values (0.0) where a metric has no "
                    "denominator, instead of undefined.")
-def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str | None,
-          out: Path | None, out_format: str | None, report_path: Path | None,
-          input_format: str | None, metrics: str | None,
+@ci_options
+@click.pass_context
+def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str | None,
+          api_key: str | None, out: Path | None, out_format: str | None,
+          report_path: Path | None, input_format: str | None, metrics: str | None,
           fail_above: tuple[str, ...], fail_below: tuple[str, ...], concurrency: int,
           cache_path: Path | None, no_cache: bool, restart: bool, strict: bool,
-          quiet: bool, compat: str | None) -> None:
+          quiet: bool, compat: str | None, config_path: Path | None, junit_path: Path | None,
+          markdown_path: Path | None) -> None:
     """Score every row of INPUT (JSONL, JSON, RAGChecker JSON, CSV, Parquet).
 
     Fields: user_input/question/query, response/answer, reference/ground_truth/gt_answer,
@@ -134,11 +138,22 @@ def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str 
     """
     gates = parse_gates(fail_above, "above") + parse_gates(fail_below, "below")
     err = Console(stderr=True, highlight=False)
+    try:
+        cfg = config_of(config_path)
+    except NoiseGaugeError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        sys.exit(2)
+    all_bars = bars(gates, cfg)  # the file's bars, with the flags' replacing theirs
+    gates = gates_of(all_bars)
+    metrics = metrics if metrics is not None or cfg.metrics is None else ",".join(cfg.metrics)
+    if cfg.judge and ctx.get_parameter_source("judge_spec") is click.core.ParameterSource.DEFAULT:
+        judge_spec = cfg.judge
+    ci: dict[str, Any] = {"junit": junit_path, "markdown": markdown_path}
     with _logging(quiet):
         try:
             stats, cache_file = _run(input_path, judge_spec, base_url, api_key, out, out_format,
                                      input_format, metrics, gates, concurrency, cache_path,
-                                     no_cache, restart, strict, quiet, report_path, compat)
+                                     no_cache, restart, strict, quiet, report_path, compat, ci)
         except InvalidSample as exc:
             err.print(f"[red]error:[/red] {exc}; stopping (--strict). Finished rows are kept "
                       "for the next run.")
@@ -156,6 +171,9 @@ def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str 
     _print_summary(stats, out, cache_file)
     if report_path is not None:
         Console(highlight=False).print(f"report: {report_path}")
+    if junit_path is not None or markdown_path is not None:
+        write_ci_outputs(ci["rows"], ci["names"], all_bars, title=input_path.name,
+                         junit=junit_path, markdown=markdown_path, judges=ci["judges"])
     summary = stats.summary()
     failed = check_gates(gates, lambda name: summary[name].mean)
     for message in failed:
@@ -168,8 +186,8 @@ def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str |
          out: Path | None, out_format: str | None, input_format: str | None,
          metrics: str | None, gates: list[Gate], concurrency: int, cache_path: Path | None,
          no_cache: bool, restart: bool, strict: bool, quiet: bool,
-         report_path: Path | None = None,
-         compat: str | None = None) -> tuple[RunStats, Path | None]:
+         report_path: Path | None = None, compat: str | None = None,
+         ci: dict[str, Any] | None = None) -> tuple[RunStats, Path | None]:
     if no_cache and cache_path is not None:
         raise click.UsageError("--cache and --no-cache contradict each other")
     if out is not None and input_path.exists() and out.exists() and out.samefile(input_path):
@@ -198,7 +216,8 @@ def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str |
                 logging.getLogger("noisegauge").info(
                     "resuming: %d finished rows found in %s", done, journal.path)
         progress = None if quiet else RichProgress(source.total, console=Console(stderr=True))
-        kept: dict[int, dict[str, Any]] = {}  # rows for --report (only then held in memory)
+        kept: dict[int, dict[str, Any]] = {}  # rows for --report/--junit/--markdown (only then)
+        keep_rows = report_path is not None or bool(ci and (ci["junit"] or ci["markdown"]))
 
         def keep(index: int, row: dict[str, Any], *_: Any) -> None:
             kept[index] = row
@@ -208,7 +227,7 @@ def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str |
                 try:
                     return await arun(source, plan, concurrency=concurrency, strict=strict,
                                       journal=journal, keep_samples=fmt == "ragchecker",
-                                      on_result=keep if report_path is not None else None,
+                                      on_result=keep if keep_rows else None,
                                       progress=progress)
                 finally:
                     await aclose_judges([judge])  # in the loop that used it
@@ -220,6 +239,9 @@ def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str |
             if report_path is not None:
                 _write_report(report_path, input_path, [kept[i] for i in sorted(kept)],
                               [g.identity for g in plan.groups])
+            if ci is not None:
+                ci.update(rows=[kept[i] for i in sorted(kept)], names=plan.names,
+                          judges=[g.identity for g in plan.groups])
         except BaseException:
             if journal is not None:
                 journal.close(remove=False)
