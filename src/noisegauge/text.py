@@ -13,6 +13,8 @@ from itertools import pairwise
 __all__ = ["STOPWORDS", "content_words", "sentence_spans", "sentences", "trim_span"]
 
 STOPWORDS = frozenset(["a", "an", "the", "and", "or", "but", "if", "then", "else", "of", "to", "in", "on", "at", "by", "for", "with", "from", "into", "onto", "about", "as", "than", "so", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "done", "doing", "have", "has", "had", "having", "will", "would", "shall", "should", "can", "could", "may", "might", "must", "it", "its", "it's", "they", "them", "their", "theirs", "this", "that", "these", "those", "there", "here", "he", "him", "his", "she", "her", "hers", "we", "us", "our", "ours", "you", "your", "yours", "i", "me", "my", "mine", "who", "whom", "whose", "which", "what", "when", "where", "why", "how", "also", "just", "only", "very", "too", "more", "most", "much", "many", "some", "any", "each", "every", "such", "own", "same", "other", "another", "both", "either", "neither", "all", "few", "s", "t", "not", "no", "nor", "up", "down", "out", "over", "under", "again", "further", "once", "during", "before", "after", "above", "below", "between", "through", "while", "because", "until", "against", "per", "via", "etc", "e", "g", "i", "ie", "eg", "one's", "said", "says", "say",
+    # "X is known for Y" asserts Y: the hedge verb is not a fact the premise must repeat.
+    "known",
     # Interjections that open answers ("Yes, X."): they state nothing the premise must hold.
     "yes", "yeah", "yep", "yup", "ok", "okay", "oh", "hi", "hello", "hey", "um", "uh"])
 

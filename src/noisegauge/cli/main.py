@@ -14,6 +14,7 @@ COMMANDS: dict[str, str] = {
     "score": "noisegauge.cli.score:score",
     "stress": "noisegauge.cli.stress:stress",
     "compare": "noisegauge.cli.stress:compare",
+    "calibrate": "noisegauge.cli.calibrate:calibrate",
     "report": "noisegauge.cli.report:report",
     "cache": "noisegauge.cli.cache:cache",
 }

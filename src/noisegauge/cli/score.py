@@ -56,12 +56,14 @@ def _logging(quiet: bool) -> Iterator[None]:
 def _table(stats: RunStats) -> Table:
     table = Table(title="noisegauge summary", title_justify="left", box=box.SIMPLE_HEAD)
     table.add_column("metric", no_wrap=True)
-    for col in ("mean", "95% CI", "n", "undefined", "errors"):
+    doubt = stats.uncertain_shares()  # only judges that score their verdicts
+    for col in ("mean", "95% CI", "n", "undefined", "errors", *(["uncertain"] if doubt else [])):
         table.add_column(col, justify="right", no_wrap=True)
     for name, s in stats.summary().items():
         mean = "undefined" if s.mean is None else f"{s.mean:.3f}"
         ci = "-" if s.ci is None else f"[{s.ci[0]:.3f}, {s.ci[1]:.3f}]"
-        table.add_row(name, mean, ci, str(s.n), str(s.undefined), str(s.errors))
+        extra = [f"{doubt[name]:.0%}" if name in doubt else "-"] if doubt else []
+        table.add_row(name, mean, ci, str(s.n), str(s.undefined), str(s.errors), *extra)
     return table
 
 
@@ -69,6 +71,9 @@ def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None) -
     # Piped into a file or CI log, rich would assume 80 columns and truncate names.
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 100)
     console.print(_table(stats))
+    hint = stats.uncertain_hint()
+    if hint:
+        console.print(hint)
     st, u = stats.status, stats.usage
     cost = "unknown" if u.cost_usd is None else f"${u.cost_usd:.4f}"
     console.print(f"rows {stats.rows:,}: ok {st.get('ok', 0):,}, undefined "

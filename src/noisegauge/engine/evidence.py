@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..verdicts import Verdict
-from .matrix import ClaimVerdicts
+from .matrix import ClaimVerdicts, VerdictScores
 from .metrics import chunk_relevance, claim_flags
 
 __all__ = ["Bucket", "MisattributedSpan", "ResponseClaimEvidence", "ReferenceClaimEvidence", "ChunkEvidence",
@@ -44,6 +44,11 @@ class ResponseClaimEvidence:
     #: chunks, and the span of the detail in each (a diagnostic; no metric of the family reads it).
     misattributed_from: tuple[int, ...] = ()
     misattributed_spans: tuple[MisattributedSpan, ...] = ()
+    #: The judge's scores, when it gives them: vs the reference, and vs each chunk.
+    reference_score: float | None = None
+    chunk_scores: tuple[float, ...] | None = None
+    #: Verdicts inside the judge's uncertainty band: "reference" and/or chunk indices.
+    uncertain: tuple[str | int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -52,6 +57,10 @@ class ReferenceClaimEvidence:
     entailed_by: tuple[int, ...]
     in_response: bool
     response_verdict: Verdict
+    response_score: float | None = None
+    chunk_scores: tuple[float, ...] | None = None
+    #: Verdicts inside the judge's uncertainty band: "response" and/or chunk indices.
+    uncertain: tuple[str | int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -82,11 +91,17 @@ class Evidence:
                  "closest_chunk": c.closest_chunk, "closest_overlap": c.closest_overlap,
                  "misattributed_from": list(c.misattributed_from),
                  "misattributed_spans": [{"chunk": m.chunk, "start": m.start, "end": m.end,
-                                          "detail": m.detail} for m in c.misattributed_spans]}
+                                          "detail": m.detail} for m in c.misattributed_spans],
+                 "reference_score": c.reference_score,
+                 "chunk_scores": None if c.chunk_scores is None else list(c.chunk_scores),
+                 "uncertain": list(c.uncertain)}
                 for c in self.response_claims],
             "reference_claims": [
                 {"text": c.text, "entailed_by": list(c.entailed_by), "in_response": c.in_response,
-                 "response_verdict": c.response_verdict.value}
+                 "response_verdict": c.response_verdict.value,
+                 "response_score": c.response_score,
+                 "chunk_scores": None if c.chunk_scores is None else list(c.chunk_scores),
+                 "uncertain": list(c.uncertain)}
                 for c in self.reference_claims],
             "chunks": [
                 {"index": c.index, "relevant": c.relevant,
@@ -94,6 +109,14 @@ class Evidence:
                  "entails_response_claims": list(c.entails_response_claims)}
                 for c in self.chunks],
         }
+
+
+def _doubts(scores: VerdictScores | None, side: str, own: float | None,
+            chunks: tuple[float, ...] | None) -> tuple[str | int, ...]:
+    if scores is None or own is None or chunks is None:
+        return ()
+    return ((side,) if scores.uncertain(own) else ()) + tuple(
+        j for j, x in enumerate(chunks) if scores.uncertain(x))
 
 
 def _indices(row: tuple[Verdict, ...], verdict: Verdict) -> tuple[int, ...]:
@@ -104,6 +127,7 @@ def build_evidence(cv: ClaimVerdicts) -> Evidence:
     """Evidence derived from the same flags the metrics use, so the two always agree."""
     rel = chunk_relevance(cv)
     f = claim_flags(cv, rel)
+    sc = cv.scores
     resp: list[ResponseClaimEvidence] = []
     for i, text in enumerate(cv.response_claims):
         row = cv.retrieved2response[i]
@@ -120,16 +144,23 @@ def build_evidence(cv: ClaimVerdicts) -> Evidence:
             leaked = tuple(j for j in entailed_by if not rel[j])
         else:
             bucket = "hallucination"
+        own = sc.answer2response[i] if sc else None
+        chunk_scores = sc.retrieved2response[i] if sc else None
         resp.append(ResponseClaimEvidence(
             text=text, correct=f.correct[i], reference_verdict=cv.answer2response[i],
             entailed_by=entailed_by, contradicted_by=_indices(row, Verdict.CONTRADICTED),
-            bucket=bucket, leaked_from=leaked,
+            bucket=bucket, leaked_from=leaked, reference_score=own, chunk_scores=chunk_scores,
+            uncertain=_doubts(sc, "reference", own, chunk_scores),
         ))
     ref = [
         ReferenceClaimEvidence(
             text=text, entailed_by=_indices(cv.retrieved2answer[k], Verdict.ENTAILED),
             in_response=cv.response2answer[k] is Verdict.ENTAILED,
             response_verdict=cv.response2answer[k],
+            response_score=sc.response2answer[k] if sc else None,
+            chunk_scores=sc.retrieved2answer[k] if sc else None,
+            uncertain=_doubts(sc, "response", sc.response2answer[k] if sc else None,
+                              sc.retrieved2answer[k] if sc else None),
         )
         for k, text in enumerate(cv.reference_claims)
     ]

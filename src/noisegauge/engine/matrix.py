@@ -3,14 +3,48 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..verdicts import Verdict, parse_verdict
 
-__all__ = ["ClaimVerdicts"]
+__all__ = ["ClaimVerdicts", "VerdictScores"]
 
 Row = tuple[Verdict, ...]
+ScoreRow = tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class VerdictScores:
+    """The judge's score (its probability of *entailed*) behind each verdict, in the shapes of
+    ``ClaimVerdicts``' four checks, and the band of scores it is unsure about: a verdict whose
+    score lies in ``[band[0], band[1])`` is marked uncertain in the evidence. Scores never
+    change a verdict or a metric."""
+
+    answer2response: ScoreRow
+    response2answer: ScoreRow
+    retrieved2response: tuple[ScoreRow, ...]
+    retrieved2answer: tuple[ScoreRow, ...]
+    band: tuple[float, float] | None = None
+
+    def uncertain(self, score: float) -> bool:
+        return self.band is not None and self.band[0] <= score < self.band[1]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"answer2response": list(self.answer2response),
+                "response2answer": list(self.response2answer),
+                "retrieved2response": [list(r) for r in self.retrieved2response],
+                "retrieved2answer": [list(r) for r in self.retrieved2answer],
+                "band": list(self.band) if self.band is not None else None}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> VerdictScores:
+        band = data.get("band")
+        return cls(tuple(map(float, data["answer2response"])),
+                   tuple(map(float, data["response2answer"])),
+                   tuple(tuple(map(float, r)) for r in data["retrieved2response"]),
+                   tuple(tuple(map(float, r)) for r in data["retrieved2answer"]),
+                   (float(band[0]), float(band[1])) if band else None)
 
 
 @dataclass(frozen=True)
@@ -33,6 +67,7 @@ class ClaimVerdicts:
     retrieved2response: tuple[Row, ...]
     retrieved2answer: tuple[Row, ...]
     n_chunks: int
+    scores: VerdictScores | None = None
 
     def __post_init__(self) -> None:
         r, g, n = len(self.response_claims), len(self.reference_claims), self.n_chunks
@@ -49,6 +84,15 @@ class ClaimVerdicts:
                     raise ValueError(
                         f"{name}[{i}] has {len(row)} verdicts, expected one per chunk ({n})"
                     )
+        if self.scores is not None:
+            sc = self.scores
+            _check_len("scores.answer2response", sc.answer2response, r, "response claims")
+            _check_len("scores.response2answer", sc.response2answer, g, "reference claims")
+            _check_len("scores.retrieved2response", sc.retrieved2response, r, "response claims")
+            _check_len("scores.retrieved2answer", sc.retrieved2answer, g, "reference claims")
+            for srows in (sc.retrieved2response, sc.retrieved2answer):
+                if any(len(srow) != n for srow in srows):
+                    raise ValueError(f"scores rows must have one score per chunk ({n})")
 
     @classmethod
     def build(
@@ -85,6 +129,11 @@ class ClaimVerdicts:
             retrieved2response=tuple(tuple(row[k] for k in order) for row in self.retrieved2response),
             retrieved2answer=tuple(tuple(row[k] for k in order) for row in self.retrieved2answer),
             n_chunks=self.n_chunks,
+            scores=None if self.scores is None else VerdictScores(
+                self.scores.answer2response, self.scores.response2answer,
+                tuple(tuple(row[k] for k in order) for row in self.scores.retrieved2response),
+                tuple(tuple(row[k] for k in order) for row in self.scores.retrieved2answer),
+                self.scores.band),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -97,11 +146,12 @@ class ClaimVerdicts:
             "retrieved2response": [[v.value for v in row] for row in self.retrieved2response],
             "retrieved2answer": [[v.value for v in row] for row in self.retrieved2answer],
             "n_chunks": self.n_chunks,
+            **({"scores": self.scores.to_dict()} if self.scores is not None else {}),
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ClaimVerdicts:
-        return cls.build(
+        cv = cls.build(
             response_claims=data["response_claims"],
             reference_claims=data["reference_claims"],
             answer2response=data["answer2response"],
@@ -110,6 +160,20 @@ class ClaimVerdicts:
             retrieved2answer=data["retrieved2answer"],
             n_chunks=int(data["n_chunks"]),
         )
+        if data.get("scores") is None:
+            return cv
+        return replace(cv, scores=VerdictScores.from_dict(data["scores"]))
+
+    def uncertain_counts(self) -> dict[str, tuple[int, int]]:
+        """Per check: (verdicts in the judge's uncertainty band, verdicts); empty without scores."""
+        sc = self.scores
+        if sc is None or sc.band is None:
+            return {}
+        flat = {"answer2response": list(sc.answer2response),
+                "response2answer": list(sc.response2answer),
+                "retrieved2response": [x for row in sc.retrieved2response for x in row],
+                "retrieved2answer": [x for row in sc.retrieved2answer for x in row]}
+        return {k: (sum(sc.uncertain(x) for x in v), len(v)) for k, v in flat.items()}
 
 
 def _check_len(name: str, seq: Sequence[object], expected: int, what: str) -> None:

@@ -28,7 +28,7 @@ from ..errors import InvalidInput
 from ..verdicts import Verdict
 from .matrix import ClaimVerdicts
 
-__all__ = ["COMPAT_MODES", "Compat", "METRIC_NAMES", "MetricValue", "check_compat",
+__all__ = ["COMPAT_MODES", "Compat", "METRIC_CHECKS", "METRIC_NAMES", "MetricValue", "check_compat",
            "chunk_relevance", "claim_flags", "compute_metrics"]
 
 #: ``None`` is our default (typed undefined); ``"ragchecker"`` reproduces its computation.py.
@@ -48,6 +48,22 @@ METRIC_NAMES: tuple[str, ...] = (
     "context_precision",
     "context_utilization",
 )
+
+#: The checks (``ClaimVerdicts`` matrices) each metric reads: a doubtful verdict in one of
+#: them is a doubt about that metric.
+METRIC_CHECKS: dict[str, tuple[str, ...]] = {
+    "noise_sensitivity_relevant": ("answer2response", "retrieved2response", "retrieved2answer"),
+    "noise_sensitivity_irrelevant": ("answer2response", "retrieved2response", "retrieved2answer"),
+    "hallucination": ("answer2response", "retrieved2response"),
+    "self_knowledge": ("answer2response", "retrieved2response"),
+    "faithfulness": ("retrieved2response",),
+    "precision": ("answer2response",),
+    "recall": ("response2answer",),
+    "f1": ("answer2response", "response2answer"),
+    "claim_recall": ("retrieved2answer",),
+    "context_precision": ("retrieved2answer",),
+    "context_utilization": ("retrieved2answer", "response2answer"),
+}
 
 NO_RESPONSE_CLAIMS = "no response claims"
 NO_REFERENCE_CLAIMS = "no reference claims"

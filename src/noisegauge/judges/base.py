@@ -6,7 +6,10 @@ a judge do better than the default fan-out:
 
 - ``check_many(premises, claims)``: check the same claims against several premises in
   one go (an LLM judge packs them into one call; the NLI judge into one batch);
-- ``judge_sample(sample)``: produce the whole ``ClaimVerdicts`` itself (``precomputed``).
+- ``judge_sample(sample)``: produce the whole ``ClaimVerdicts`` itself (``precomputed``);
+- ``check_many_scored(premises, claims)`` with ``uncertain_band``: each verdict with the
+  judge's score (its probability of *entailed*), and the scores it is unsure about; the
+  evidence then marks those verdicts ``uncertain`` (the offline judge).
 """
 
 from __future__ import annotations
@@ -24,8 +27,8 @@ if TYPE_CHECKING:
     from ..engine.matrix import ClaimVerdicts
     from ..samples import Sample
 
-__all__ = ["Judge", "BatchChecker", "SampleJudge", "Usage", "metered", "record_usage",
-           "judge_identity", "capture_raw", "record_raw"]
+__all__ = ["Judge", "BatchChecker", "SampleJudge", "ScoredChecker", "Usage", "metered",
+           "record_usage", "judge_identity", "capture_raw", "record_raw"]
 
 
 @runtime_checkable
@@ -52,6 +55,17 @@ class BatchChecker(Protocol):
 class SampleJudge(Protocol):
     async def judge_sample(self, sample: Sample) -> ClaimVerdicts:
         """All four checks for one sample, produced by the judge itself."""
+        ...
+
+
+@runtime_checkable
+class ScoredChecker(Protocol):
+    #: Verdicts whose score lies in ``[lo, hi)`` are uncertain; None: no band is known.
+    uncertain_band: tuple[float, float] | None
+
+    async def check_many_scored(self, premises: Sequence[str],
+                                claims: Sequence[str]) -> list[list[tuple[Verdict, float]]]:
+        """``check_many`` with each verdict's score."""
         ...
 
 

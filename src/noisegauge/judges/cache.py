@@ -20,13 +20,14 @@ from .base import (
     BatchChecker,
     Judge,
     SampleJudge,
+    ScoredChecker,
     Usage,
     capture_raw,
     judge_identity,
     record_usage,
 )
 
-__all__ = ["CachedJudge", "with_cache"]
+__all__ = ["CachedJudge", "ScoredCachedJudge", "with_cache"]
 
 _CODE = {Verdict.ENTAILED: "e", Verdict.NEUTRAL: "n", Verdict.CONTRADICTED: "c"}
 _DECODE = {c: v for v, c in _CODE.items()}
@@ -141,9 +142,50 @@ class CachedJudge:
         return found
 
 
+class ScoredCachedJudge(CachedJudge):
+    """A ``CachedJudge`` around a judge that gives scores: scored answers are cached too."""
+
+    @property
+    def uncertain_band(self) -> tuple[float, float] | None:
+        band: tuple[float, float] | None = getattr(self.inner, "uncertain_band", None)
+        return band
+
+    async def check_many_scored(self, premises: Sequence[str],
+                                claims: Sequence[str]) -> list[list[tuple[Verdict, float]]]:
+        keys = [self.store.key(self._ns, "check_many_scored", p, list(claims)) for p in premises]
+        found: list[list[tuple[Verdict, float]] | None] = [_decode_scored(self.store.get(k), claims)
+                                                            for k in keys]
+        missing = [j for j, f in enumerate(found) if f is None]
+        if not missing:
+            record_usage(Usage(cached_calls=1))
+            return [f for f in found if f is not None]
+        inner: ScoredChecker = self.inner  # type: ignore[assignment]
+        fresh = await inner.check_many_scored([premises[j] for j in missing], claims)
+        if len(fresh) != len(missing):
+            return list(fresh)  # malformed: let the scorer's shape check report it
+        for j, row in zip(missing, fresh, strict=True):
+            if len(row) == len(claims) and all(isinstance(v, Verdict) for v, _ in row):
+                self.store.put(keys[j], {"v": "".join(_CODE[v] for v, _ in row),
+                                         "s": [float(x) for _, x in row]})
+            found[j] = row
+        return [f if f is not None else [] for f in found]
+
+
+def _decode_scored(hit: Any, claims: Sequence[str]) -> list[tuple[Verdict, float]] | None:
+    if not isinstance(hit, dict):
+        return None
+    codes, scores = hit.get("v"), hit.get("s")
+    if (isinstance(codes, str) and isinstance(scores, list) and len(codes) == len(claims)
+            and len(scores) == len(claims) and all(c in _DECODE for c in codes)):
+        return [(_DECODE[c], float(x)) for c, x in zip(codes, scores, strict=True)]
+    return None
+
+
 def with_cache(judge: Judge, store: JudgeCache | None) -> Judge:
     """Wrap ``judge`` unless there is nothing to cache: no store, a judge that produces whole
     samples itself (``precomputed``), or one already wrapped."""
     if store is None or isinstance(judge, (CachedJudge, SampleJudge)):
         return judge
+    if isinstance(judge, ScoredChecker):
+        return ScoredCachedJudge(judge, store)
     return CachedJudge(judge, store)

@@ -7,10 +7,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..engine.metrics import METRIC_CHECKS
 from ..engine.summary import MetricSummary, interval
 from ..judges.base import Usage
 
-__all__ = ["RunStats"]
+__all__ = ["RunStats", "UNCERTAIN_HIGH"]
+
+#: From this share of uncertain verdicts on, the summary suggests a stronger judge.
+UNCERTAIN_HIGH = 0.10
 
 
 @dataclass
@@ -27,6 +31,8 @@ class RunStats:
     first_errors: list[tuple[int, str]] = field(default_factory=list)
     _values: dict[str, array[float]] = field(default_factory=dict)
     _undefined: dict[str, int] = field(default_factory=dict)
+    #: check -> [verdicts in the judge's uncertainty band, verdicts] (scored judges only)
+    _doubt: dict[str, list[int]] = field(default_factory=dict)
 
     def add(self, index: int, row: Mapping[str, Any], *, resumed: bool) -> None:
         """Count one output row (the CONTRACTS row shape)."""
@@ -43,6 +49,10 @@ class RunStats:
             if len(self.first_errors) < 20:
                 self.first_errors.append((index, str(row.get("reason"))))
             return
+        for check, (u, n) in (row.get("uncertain") or {}).items():
+            acc = self._doubt.setdefault(str(check), [0, 0])
+            acc[0] += int(u)
+            acc[1] += int(n)
         metrics = row.get("metrics") or {}
         for name in self.metric_names:
             value = metrics.get(name)
@@ -64,3 +74,23 @@ class RunStats:
     def gate_means(self, names: Sequence[str]) -> dict[str, float | None]:
         s = self.summary()
         return {n: (s[n].mean if n in s else None) for n in names}
+
+    def uncertain_shares(self) -> dict[str, float]:
+        """Per metric: the share of the verdicts it reads that lie in the judge's uncertainty
+        band (those still count as not entailed). Empty when the judge gave no scores."""
+        out: dict[str, float] = {}
+        for name in self.metric_names:
+            checks = [self._doubt[c] for c in METRIC_CHECKS.get(name, ()) if c in self._doubt]
+            total = sum(n for _, n in checks)
+            if total:
+                out[name] = sum(u for u, _ in checks) / total
+        return out
+
+    def uncertain_hint(self, high: float = UNCERTAIN_HIGH) -> str | None:
+        """One line for the summary when many verdicts are uncertain, else None."""
+        total = sum(n for _, n in self._doubt.values())
+        share = sum(u for u, _ in self._doubt.values()) / total if total else 0.0
+        if share < high:
+            return None
+        return (f"{share:.0%} of verdicts are uncertain with the offline judge; an LLM judge "
+                "will be more reliable here (see \"uncertain\" in each claim's evidence)")

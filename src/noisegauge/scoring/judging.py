@@ -12,9 +12,9 @@ import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..engine.matrix import ClaimVerdicts
+from ..engine.matrix import ClaimVerdicts, VerdictScores
 from ..errors import JudgeOutputError
-from ..judges.base import BatchChecker, Judge, SampleJudge
+from ..judges.base import BatchChecker, Judge, SampleJudge, ScoredChecker
 from ..samples import Sample
 from ..verdicts import Verdict
 
@@ -43,6 +43,23 @@ async def check_matrix(judge: Judge, premises: Sequence[str], claims: Sequence[s
     return result
 
 
+async def _scored_matrix(judge: ScoredChecker, premises: Sequence[str],
+                         claims: Sequence[str]) -> tuple[list[list[Verdict]], list[list[float]]]:
+    """``check_matrix`` with scores, from a judge that gives them."""
+    if not claims or not premises:
+        return [[] for _ in premises], [[] for _ in premises]
+    result = await judge.check_many_scored(premises, claims)
+    if len(result) != len(premises) or any(len(r) != len(claims) for r in result):
+        raise JudgeOutputError(f"judge returned a {len(result)}-premise scored matrix; expected "
+                               f"{len(premises)} rows of {len(claims)}")
+    verdicts = [[v for v, _ in row] for row in result]
+    for row in verdicts:
+        for v in row:
+            if not isinstance(v, Verdict):
+                raise JudgeOutputError(f"judge returned {v!r}, which is not a Verdict")
+    return verdicts, [[float(x) for _, x in row] for row in result]
+
+
 async def _extract(judge: Judge, text: str, question: str) -> list[str]:
     if not text.strip():
         return []
@@ -68,11 +85,27 @@ async def judge_sample(sample: Sample, judge: Judge, *,
         response_claims,
         _extract(judge, sample.reference, sample.user_input),
     )
-    resp_m, ref_m = await asyncio.gather(
-        check_matrix(judge, [sample.reference, *chunks], resp_claims),
-        check_matrix(judge, [sample.response, *chunks], ref_claims),
-    )
     n = len(chunks)
+    scores = None
+    if isinstance(judge, ScoredChecker):
+        (resp_m, resp_s), (ref_m, ref_s) = await asyncio.gather(
+            _scored_matrix(judge, [sample.reference, *chunks], resp_claims),
+            _scored_matrix(judge, [sample.response, *chunks], ref_claims),
+        )
+        scores = VerdictScores(
+            answer2response=tuple(resp_s[0]) if resp_claims else (),
+            response2answer=tuple(ref_s[0]) if ref_claims else (),
+            retrieved2response=tuple(tuple(resp_s[1 + j][i] for j in range(n))
+                                     for i in range(len(resp_claims))),
+            retrieved2answer=tuple(tuple(ref_s[1 + j][k] for j in range(n))
+                                   for k in range(len(ref_claims))),
+            band=judge.uncertain_band,
+        )
+    else:
+        resp_m, ref_m = await asyncio.gather(
+            check_matrix(judge, [sample.reference, *chunks], resp_claims),
+            check_matrix(judge, [sample.response, *chunks], ref_claims),
+        )
     return ClaimVerdicts(
         response_claims=tuple(resp_claims),
         reference_claims=tuple(ref_claims),
@@ -81,4 +114,5 @@ async def judge_sample(sample: Sample, judge: Judge, *,
         retrieved2response=tuple(tuple(resp_m[1 + j][i] for j in range(n)) for i in range(len(resp_claims))),
         retrieved2answer=tuple(tuple(ref_m[1 + j][k] for j in range(n)) for k in range(len(ref_claims))),
         n_chunks=n,
+        scores=scores,
     )

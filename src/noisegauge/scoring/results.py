@@ -67,6 +67,8 @@ class SampleResult:
             "response_claims": ev["response_claims"] if ev else [],
             "reference_claims": ev["reference_claims"] if ev else [],
             "chunks": ev["chunks"] if ev else [],
+            **({"uncertain": {k: list(v) for k, v in self.verdicts.uncertain_counts().items()}}
+               if self.verdicts is not None and self.verdicts.scores is not None else {}),
             "usage": {"calls": usage.calls, "cached_calls": usage.cached_calls,
                       "retries": usage.retries, "prompt_tokens": usage.prompt_tokens,
                       "completion_tokens": usage.completion_tokens, "cost_usd": usage.cost_usd},

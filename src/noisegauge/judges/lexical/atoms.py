@@ -2,12 +2,14 @@
 
 A long sentence states several facts ("X, a Y, did Z, which led to W"); checked whole, it
 needs one chunk that says everything, and one missing fact hides among many found words.
-Three patterns are split off, each keeping the words it is about:
+Four patterns are split off, each keeping the words it is about:
 
 * a non-restrictive relative clause: "..., Per Mertesacker, who retired" -> "Per Mertesacker
   retired ...";
 * an appositive after a name: "Media Play News, one of five trades" -> "Media Play News is one
   of five trades";
+* a participle phrase about the subject: "LIC is the largest insurer, known for its
+  investments" -> "LIC is known for its investments";
 * a second predicate of the same subject: "He was waived in 2018 and was re-signed" -> "He was
   re-signed".
 
@@ -29,6 +31,12 @@ _REL = re.compile(r",\s+(which|who|whose)\s+")
 _APPOS = re.compile(r"(?<=[A-Za-z)\"”]),\s+(?=(?:a|an|one of|now|formerly|also known as|known as|"
                     r"the (?:only|first|largest|oldest|second|third|former|current)|"
                     r"[A-Za-z]+(?:-based)?\s+(?:city|town|village|company|band|group))\s)")
+#: A participle phrase about the subject: "X is Y, known for Z" -> "X is known for Z".
+_PARTICIPLE = re.compile(r",\s+((?:known|established|founded|based|located|headquartered|born|"
+                         r"created|owned|operated|built|designed|developed|written|directed|"
+                         r"produced|released|published|named|called|considered|regarded|formed|"
+                         r"best known|widely known|well known|famous|noted|renowned)"
+                         r"\s+(?:for|in|as|by|on|at|from|to|through|with|after|under)\s)")
 _AND_PRED = re.compile(r"(?:,\s+|\s+)and\s+(?=(?:was|were|is|are|has|had|have|later|then|also|"
                        r"[a-z]{3,}ed)\s)")
 _DET = frozenset(["the", "a", "an", "his", "her", "their", "its", "our", "this", "that"])
@@ -59,7 +67,7 @@ def _antecedent(left: str) -> str | None:
 
 def _subject(words: list[str]) -> str | None:
     """Leading words before the first verb-like word (1-5 words), for a second predicate."""
-    for i, w in enumerate(words[:7]):
+    for i, w in enumerate(words[:9]):
         low = w.lower().strip(",")
         if i > 0 and (low in ("is", "was", "are", "were", "has", "had", "have", "became", "will")
                       or (low.endswith("ed") and len(low) > 4)):
@@ -100,6 +108,18 @@ def atomic_parts(text: str, a: int, b: int) -> list[Part]:
             else:
                 main = atomic_parts(text, a, m.start())
             return [*main, (fact, inner_start, inner_end)]
+    m = _PARTICIPLE.search(text, a, b)
+    if m and len(text[a:m.start()].split()) >= 4:
+        subj = _subject(text[a:m.start()].split())
+        inner_end = _end_of_insert(text, m.end(), b)
+        inner = text[m.start(1):inner_end].strip().rstrip(".")
+        if subj and len(inner.split()) >= 3:
+            if inner_end < b:
+                rest = (text[a:m.start()] + text[inner_end:b]).strip()
+                main = [(t, a, b) for t, _, _ in atomic_parts(rest, 0, len(rest))]
+            else:
+                main = atomic_parts(text, a, m.start())
+            return [*main, (f"{subj} is {inner}", m.start(1), inner_end)]
     m = _AND_PRED.search(text, a, b)
     if m and len(text[a:m.start()].split()) >= 4 and len(text[m.end():b].split()) >= 3:
         subj = _subject(text[a:m.start()].split())

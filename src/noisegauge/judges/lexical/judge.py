@@ -1,9 +1,10 @@
 """``LexicalJudge``: the offline default judge (no key, no GPU, no download).
 
 Verdicts: a hard mismatch (number, date, unit, negation, antonym, swapped name, an
-"only"/"both"/"all" the premise does not say) is never entailed; it is ``contradicted`` when the premise clearly talks about the same thing,
-``neutral`` otherwise. Everything else is ``entailed`` when the claim's content words stand
-verbatim and in order in the premise, or when the learned combiner's probability reaches its
+"only"/"both"/"all" the premise does not say) is never entailed; it
+is ``contradicted`` when the premise clearly talks about the same thing, ``neutral`` otherwise.
+Everything else is ``entailed`` when the claim's content words stand verbatim and in order in
+the premise, or when the learned combiner's probability reaches its
 threshold (fixed in the weights file); else ``neutral``.
 """
 
@@ -26,7 +27,7 @@ _LCS = FEATURES.index("lcs")
 _OPS = FEATURES.index("op_miss")
 
 #: Bump when splitting, features or the decision rule change (it keys caches).
-JUDGE_VERSION = "3.1"  # 3.1: refusals yield no claim
+JUDGE_VERSION = "4.0"  # 4.0: non-assertions, participles, aliases, scores and doubt
 
 
 def answer_part(claim: str) -> str:
@@ -45,6 +46,8 @@ class Explanation:
     verdict: Verdict
     probability: float
     reason: str | None
+    #: A rule decided, not the probability: a hard cue, or the claim verbatim in the premise.
+    decided: bool = False
 
 
 class LexicalJudge:
@@ -64,6 +67,12 @@ class LexicalJudge:
     def __init__(self, *, threshold: float | None = None, weights: str | Path | None = None) -> None:
         self._model: Combiner = load_combiner(weights)
         self.threshold = self._model.threshold if threshold is None else float(threshold)
+        #: Probabilities the judge is unsure about (from held-out data, in the weights file);
+        #: a threshold moved by a calibration profile moves the band with it.
+        band = self._model.band
+        shift = self.threshold - self._model.threshold
+        self.uncertain_band: tuple[float, float] | None = None if band is None else (
+            max(0.0, band[0] + shift), min(1.0, band[1] + shift))
 
     def identity(self) -> dict[str, Any]:
         return {"judge": "lexical", "version": JUDGE_VERSION, "model": self._model.version,
@@ -73,12 +82,15 @@ class LexicalJudge:
         """Verdict, probability of entailment and the hard cue (if any) behind it."""
         prem, cl = analyse(premise), analyse(answer_part(claim))
         if not cl.content:
-            return Explanation(Verdict.NEUTRAL, 0.0, "claim has no content words")
+            return Explanation(Verdict.NEUTRAL, 0.0, "claim has no content words", True)
         feats, cues = pair_features(prem, cl)
-        p = self._model.probability(feats)
         # Verbatim means every word that matters, "only" and "both" included.
         verbatim = feats[_LCS] >= 1.0 and feats[_OPS] == 0
-        return Explanation(self._decide(p, cues, verbatim), p, cues.reason)
+        # A hard cue decides alone: the trees are not evaluated (a third of all pairs on
+        # long web evidence), and the probability reads 0.
+        p = 0.0 if cues.mismatch else self._model.probability(feats)
+        return Explanation(self._decide(p, cues, verbatim), p, cues.reason,
+                           cues.mismatch or verbatim)
 
     def _decide(self, p: float, cues: Cues, verbatim: bool) -> Verdict:
         if cues.contradiction:
@@ -91,6 +103,16 @@ class LexicalJudge:
         """Synchronous ``check``."""
         return [self.explain(premise, c).verdict for c in claims]
 
+    def scored(self, premise: str, claims: Sequence[str]) -> list[tuple[Verdict, float]]:
+        """Each verdict with its score: the probability, or 0 / 1 where a hard cue or a
+        verbatim match decided (those are not in doubt)."""
+        out = []
+        for c in claims:
+            e = self.explain(premise, c)
+            score = (1.0 if e.verdict is Verdict.ENTAILED else 0.0) if e.decided else e.probability
+            out.append((e.verdict, score))
+        return out
+
     async def extract(self, text: str, question: str | None = None) -> list[str]:
         record_usage(Usage(calls=1))
         return [c.text for c in extract_spans(text, question)]
@@ -102,3 +124,8 @@ class LexicalJudge:
     async def check_many(self, premises: Sequence[str], claims: Sequence[str]) -> list[list[Verdict]]:
         record_usage(Usage(calls=1))
         return [self.verdicts(p, claims) for p in premises]
+
+    async def check_many_scored(self, premises: Sequence[str],
+                                claims: Sequence[str]) -> list[list[tuple[Verdict, float]]]:
+        record_usage(Usage(calls=1))
+        return [self.scored(p, claims) for p in premises]

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -47,9 +48,14 @@ class Combiner:
     learning_rate: float
     trees: tuple[Tree, ...]
     threshold: float
+    band: tuple[float, float] | None = None
+    _sum: Callable[[list[float]], float] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_sum", _compile(self.trees, self.version))
 
     def probability(self, x: list[float]) -> float:
-        z = self.init + self.learning_rate * sum(t(x) for t in self.trees)
+        z = self.init + self.learning_rate * self._sum(x)
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
     @classmethod
@@ -61,8 +67,26 @@ class Combiner:
         trees = tuple(Tree(tuple(t["feature"]), tuple(map(float, t["threshold"])),
                            tuple(t["left"]), tuple(t["right"]), tuple(map(float, t["value"])))
                       for t in data["trees"])
+        band = data.get("uncertain_band")
         return cls(str(data["version"]), float(data["init"]), float(data["learning_rate"]),
-                   trees, float(data["threshold"]))
+                   trees, float(data["threshold"]),
+                   (float(band[0]), float(band[1])) if band else None)
+
+
+def _expr(t: Tree, node: int) -> str:
+    if t.left[node] == -1:
+        return repr(float(t.value[node]))
+    return (f"({_expr(t, t.left[node])} if x[{int(t.feature[node])}] <= "
+            f"{float(t.threshold[node])!r} else {_expr(t, t.right[node])})")
+
+
+def _compile(trees: tuple[Tree, ...], version: str) -> Callable[[list[float]], float]:
+    """The trees' sum as one Python expression of nested conditionals: the same arithmetic as
+    calling each ``Tree``, several times faster. Built only from the parsed numbers."""
+    body = " + ".join(_expr(t, 0) for t in trees) or "0.0"
+    code = compile(f"lambda x: {body}", f"<lexical weights {version}>", "eval")
+    fn: Callable[[list[float]], float] = eval(code, {"__builtins__": {}})
+    return fn
 
 
 def load_combiner(path: str | Path | None = None) -> Combiner:

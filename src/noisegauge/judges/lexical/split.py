@@ -18,8 +18,9 @@ from dataclasses import dataclass
 
 from ...text import sentence_spans, trim_span
 from .atoms import atomic_parts
+from .refusal import is_refusal
 
-__all__ = ["ClaimSpan", "extract_spans"]
+__all__ = ["ClaimSpan", "extract_spans", "is_refusal"]
 
 
 @dataclass(frozen=True)
@@ -123,10 +124,10 @@ def _is_clause(words: list[str], loose: bool = False) -> bool:
 def _subject(claim: str) -> str | None:
     """The leading noun phrase of a simple sentence ("The Pro plan costs..." -> "The Pro plan")."""
     words = claim.split()
-    for i, w in enumerate(words[:7]):
+    for i, w in enumerate(words[:9]):
         if w.lower() in _AUX:
             subj = words[:i]
-            if 1 <= len(subj) <= 6 and not any(s.endswith(",") for s in subj) \
+            if 1 <= len(subj) <= 8 and not any(s.endswith(",") for s in subj) \
                     and subj[0].lower() not in _PRONOUN and (subj[0][:1].isupper()):
                 return " ".join(subj)
             return None
@@ -153,29 +154,9 @@ def _resolve(claim: str, subject: str | None) -> str:
     return claim
 
 
-_FILLER = frozenset(["yes", "yeah", "yep", "yup", "no", "nope", "nah", "sure", "ok", "okay", "oh", "wow", "well", "hi", "hello", "hey", "thanks", "thank", "you", "cool", "great", "nice", "really", "indeed", "right", "haha", "lol", "hmm", "um", "uh", "ah", "awesome", "interesting", "true", "exactly", "agreed", "i", "agree", "that's", "that", "is", "so", "amazing", "lovely", "good", "fun", "funny", "네", "예", "아니요", "아뇨", "음", "와", "오", "그래요", "맞아요", "좋아요", "감사합니다"])
+_FILLER = frozenset(["yes", "yeah", "yep", "yup", "no", "nope", "nah", "sure", "ok", "okay", "oh", "wow", "well", "hi", "hello", "hey", "thanks", "thank", "you", "cool", "great", "nice", "really", "indeed", "right", "haha", "lol", "hmm", "um", "uh", "ah", "awesome", "interesting", "true", "exactly", "agreed", "i", "agree", "that's", "that", "is", "so", "amazing", "lovely", "good", "fun", "funny", "sorry", "apologies", "unfortunately", "afraid", "죄송합니다", "죄송해요", "미안합니다", "네", "예", "아니요", "아뇨", "음", "와", "오", "그래요", "맞아요", "좋아요", "감사합니다"])
 _DID_YOU_KNOW = re.compile(r"^(?:(?:so|and|but|well|oh),?\s+)?(?:did|do)\s+you\s+know\s+(?:that\s+)?",
                            re.IGNORECASE)
-
-
-# An answer that declines ("I don't have information about that.") states nothing about the
-# world, so it yields no claim: a pure refusal then scores *undefined*, never hallucination.
-_REFUSAL = re.compile(
-    r"^(?:(?:sorry|unfortunately|i'm sorry|i am sorry)[,.!]?\s*)?"
-    r"(?:i|we)\s*(?:do\s*n[o']?t|can\s*n[o']?t|cannot|could\s*n[o']?t|am\s+not|'m\s+not|am\s+unable"
-    r"|'m\s+unable|have\s+no)\b[^.!?]*\b(?:know|information|info|details|data|answer|sure|find"
-    r"|help|access|able|context|records?)\b"
-    r"|^(?:there\s+is|there's|i\s+found)\s+no\s+(?:information|details|data|mention)\b"
-    r"|^(?:the\s+)?(?:provided\s+)?(?:context|documents?|sources?)\s+(?:does|do)\s*n[o']?t\s+"
-    r"(?:contain|mention|say|include|provide)"
-    r"|(?:정보가|내용이|자료가|답변이)\s*(?:없|확인되지\s*않)|모르겠|답변(?:을|해)?\s*드리기\s*어렵"
-    r"|답변(?:을|해)?\s*드릴\s*수\s*없|알\s*수\s*없(?:습니다|어요)",
-    re.IGNORECASE)
-
-
-def is_refusal(sentence: str) -> bool:
-    """Whether a sentence declines to answer instead of stating something."""
-    return bool(_REFUSAL.search(" ".join(sentence.split())))
 
 
 def _as_claim(c: ClaimSpan) -> ClaimSpan | None:
@@ -217,7 +198,11 @@ def extract_spans(text: str, question: str | None = None) -> list[ClaimSpan]:
         elif not block.bullet:
             lead_in = prefix = None
         for sa, sb in sentence_spans(text, block.start, block.end):
+            if is_refusal(text[sa:sb]):
+                continue  # "I can't confirm whether X": the whole sentence asserts nothing
             for ca, cb in _clauses(text, sa, sb):
+                if is_refusal(text[ca:cb]):
+                    continue
                 for part, pa, pb in atomic_parts(text, ca, cb):
                     claim = _resolve(_clean(part), subject) if pa == ca else _clean(part)
                     if prefix:

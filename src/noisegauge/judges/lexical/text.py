@@ -17,6 +17,7 @@ import snowballstemmer  # type: ignore[import-untyped]
 from ...text import STOPWORDS
 
 __all__ = [
+    "KO_STOP",
     "MONTHS",
     "NEGATIONS",
     "STOPWORDS",
@@ -56,7 +57,16 @@ SYNONYMS = {
     "deliv": "ship", "larg": "big", "small": "littl", "quick": "fast", "rapid": "fast",
     "automobil": "car", "film": "movi", "kid": "child", "children": "child",
     "talk": "speak", "spoke": "speak", "spoken": "speak", "initi": "start",
+    # Size words read as one ("a vast/huge/substantial portfolio" is a large one).
+    "vast": "larg", "huge": "larg", "substanti": "larg", "massiv": "larg", "enorm": "larg",
+    "sizabl": "larg", "immens": "larg", "tini": "littl",
+    # Agent nouns read as their verb ("investor" invests, "manager" manages).
+    "investor": "invest", "founder": "found", "owner": "own", "employe": "employ",
 }
+
+#: Phrasal verbs read as the single verb they mean ("goes back to" is "returns to").
+_PHRASAL = re.compile(r"\b(?:go|goes|went|gone|going|come|comes|came|coming|send|sends|sent|"
+                      r"sending|give|gives|gave|given|giving)\s+back\b", re.IGNORECASE)
 
 # Cues that flip a clause's polarity (English and Korean forms).
 NEGATIONS = frozenset(["not", "no", "never", "none", "nothing", "nobody", "neither", "nor", "cannot", "can't", "won't", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "weren't", "hasn't", "haven't", "hadn't", "shouldn't", "wouldn't", "couldn't", "mustn't", "without", "unable", "fail", "fails", "failed", "lack", "lacks", "lacked", "않", "않는", "않다", "않습니다", "않아요", "않은", "않고", "없", "없다", "없는", "없습니다", "없어요", "없이", "못", "못한", "안", "아니", "아닌", "아니다", "아닙니다"])
@@ -95,7 +105,13 @@ _UNITS = {
 _CURRENCY_SIGNS = {"$", "€", "£", "¥", "₩"}
 
 # Hangul particles and endings, longest first, stripped from the end of an eojeol.
-_KO_SUFFIXES = sorted(["은", "는", "이", "가", "을", "를", "의", "에", "에서", "에게", "께", "께서", "한테", "으로", "로", "와", "과", "도", "만", "까지", "부터", "보다", "처럼", "이나", "나", "랑", "이랑", "으로는", "에서는", "에는", "로는", "과는", "와는", "이라", "이라는", "라는", "이며", "이고", "이다", "입니다", "이에요", "예요", "에요", "였다", "이었다", "합니다", "한다", "했다", "해요", "하고", "하며", "하는", "하여", "해서", "할", "한", "하다", "됩니다", "된다", "되는", "된", "되며", "되고", "됐다", "습니다", "니다", "있다", "있습니다", "있는", "있고", "있으며", "있어요", "적", "들", "들은", "들이", "들을", "들의"], key=len, reverse=True)
+_KO_SUFFIXES = sorted(["은", "는", "이", "가", "을", "를", "의", "에", "에서", "에게", "께", "께서", "한테", "으로", "로", "와", "과", "도", "만", "까지", "부터", "보다", "처럼", "이나", "나", "랑", "이랑", "으로는", "에서는", "에는", "로는", "과는", "와는", "이라", "이라는", "라는", "이며", "이고", "이다", "입니다", "이에요", "예요", "에요", "였다", "이었다", "합니다", "한다", "했다", "해요", "하고", "하며", "하는", "하여", "해서", "할", "한", "하다", "됩니다", "된다", "되는", "된", "되며", "되고", "됐다", "습니다", "니다", "하지", "하기", "하면", "해야", "해도", "아도", "어도", "하려면", "으려면", "려면", "있다", "있습니다", "있는", "있고", "있으며", "있어요", "적", "들", "들은", "들이", "들을", "들의"], key=len, reverse=True)
+
+#: Korean function words (stems): bound nouns, auxiliaries and postposition-like nouns that
+#: carry no content of their own ("할 수 있습니다", "시작할 때", "14일 동안").
+KO_STOP = frozenset(["수", "있", "것", "때", "등", "및", "동안", "중", "경우", "위해", "대해", "통해",
+                     "따라", "관련", "하", "되", "됩", "합", "드립", "주세요", "해주세요", "또는", "그리고",
+                     "또한", "모든", "각", "이", "그", "저", "더", "좀", "잘"])
 
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
@@ -159,6 +175,7 @@ def _parse_number(text: str) -> float | None:
 def tokenize(text: str) -> tuple[Token, ...]:
     """All tokens of ``text`` in order (words, numbers, versions and unit symbols)."""
     out: list[Token] = []
+    text = _PHRASAL.sub("return", text)
     for m in _TOKEN.finditer(text):
         t = m.group()
         if m.group("code"):
@@ -175,7 +192,8 @@ def tokenize(text: str) -> tuple[Token, ...]:
                 v = _parse_number(t)
                 out.append(Token(t, _num_norm(v) if v is not None else t, "num", False, False))
         elif m.group("ko"):
-            out.append(Token(t, _ko_stem(t), "word", False, False, True))
+            norm = _ko_stem(t)
+            out.append(Token(t, norm, "word", False, norm in KO_STOP, True))
         elif m.group("word"):
             low = t.lower()
             out.append(Token(t, stem(t), "word", t[:1].isupper(), low in STOPWORDS or len(low) == 1))

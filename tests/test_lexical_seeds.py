@@ -1,0 +1,62 @@
+"""The seeds' own examples come out right with the default (offline) judge."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from noisegauge import Sample, score_sample
+from noisegauge.judges.lexical import LexicalJudge
+
+DATA = Path(__file__).resolve().parent / "data"
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "support_bot.jsonl"
+
+
+@pytest.fixture(scope="module")
+def judge() -> LexicalJudge:
+    return LexicalJudge()
+
+
+def test_ragas_lic_example_scores_as_documented(judge: LexicalJudge) -> None:
+    """Ragas' worked example: one of three claims is wrong and comes from a relevant chunk."""
+    lic = json.loads((DATA / "ragas_lic.json").read_text(encoding="utf-8"))
+    fields = ("user_input", "response", "reference", "retrieved_contexts")
+    result = score_sample(Sample.from_record({k: lic[k] for k in fields}, 0), judge)
+    assert len(result.verdicts.response_claims) == 3 if result.verdicts else False
+    assert result.value("noise_sensitivity_relevant") == pytest.approx(1 / 3)
+    assert result.value("noise_sensitivity_irrelevant") == pytest.approx(0.0)
+    assert lic["expected"] == {"mode_relevant": pytest.approx(1 / 3), "mode_irrelevant": 0.0}
+
+
+def test_seed_article_pro_enterprise_answer_is_not_clean(judge: LexicalJudge) -> None:
+    """The article's answer takes the 90-day notice and the form from the Enterprise chunk."""
+    sample = Sample.from_record({
+        "user_input": "What is the cancellation policy for the Pro plan?",
+        "response": "The Pro plan can be cancelled anytime, but requires a 90-day notice period "
+                    "and a signed offboarding form.",
+        "retrieved_contexts": [
+            "Pro plan subscriptions can be cancelled anytime with a 30-day notice period.",
+            "Enterprise plan subscriptions require a 90-day notice period and a signed "
+            "offboarding form."],
+        "reference": "Pro plan subscriptions can be cancelled anytime with a 30-day notice period.",
+    }, 0)
+    result = score_sample(sample, judge)
+    assert result.evidence is not None
+    buckets = [c.bucket for c in result.evidence.response_claims]
+    assert set(buckets) != {"grounded"}
+    assert (result.value("precision") or 0.0) < 1.0
+
+
+def test_support_bot_examples_keep_their_intended_buckets(judge: LexicalJudge) -> None:
+    agree = total = 0
+    for row, line in enumerate(EXAMPLES.read_text(encoding="utf-8").splitlines()):
+        rec = json.loads(line)
+        result = score_sample(Sample.from_record(rec, row), judge)
+        got = [c.bucket for c in result.evidence.response_claims] if result.evidence else []
+        expected = rec["metadata"]["expected_buckets"]
+        agree += sum(a == b for a, b in zip(expected, got, strict=False))
+        total += len(expected)
+    assert total == 58
+    assert agree >= 56, f"{agree}/{total} sentences in their intended bucket"
