@@ -141,14 +141,19 @@ def test_extract_returns_the_claims_and_sends_the_question(fake_openai_server):
 
 # -- output-mode fallbacks and repairs -------------------------------------------------------
 
-def test_server_without_json_schema_falls_back_to_json_mode_and_remembers(fake_openai_server):
+def test_server_without_json_schema_falls_back_to_json_mode_with_schema_and_remembers(
+        fake_openai_server):
     fake_openai_server.json_schema = False
     judge = judge_for(fake_openai_server)
     assert check_many(judge)[0] == EXPECTED
     assert check_many(judge)[0] == EXPECTED
-    modes = [(r.mode, r.status) for r in fake_openai_server.chat_requests()]
-    assert modes == [("json_schema", 400), ("json_object", 200), ("json_object", 200)]
+    requests = fake_openai_server.chat_requests()
+    assert [(r.mode, r.status) for r in requests] == [
+        ("json_schema", 400), ("json_object", 200), ("json_object", 200)]
+    # json_object with the schema inline (what llama-cpp-python enforces)
+    assert requests[1].body["response_format"]["schema"]["required"] == ["p1", "p2", "p3"]
     assert judge.stats.mode_fallbacks == 1
+    assert judge.endpoint_report()["output_mode"] == "json_object_schema"
 
 
 def test_server_without_any_json_mode_is_read_from_chatty_text(fake_openai_server):
@@ -156,9 +161,10 @@ def test_server_without_any_json_mode_is_read_from_chatty_text(fake_openai_serve
     fake_openai_server.chatty_text = True
     verdicts, usage = check_many(judge_for(fake_openai_server))
     assert verdicts == EXPECTED
-    assert [r.mode for r in fake_openai_server.chat_requests()] == ["json_schema", "json_object",
-                                                                     "text"]
-    assert usage.calls == 1  # refused requests are not answered calls
+    # Each refused mode costs one request: JSON Schema, json_object+schema, json_object.
+    assert [r.mode for r in fake_openai_server.chat_requests()] == [
+        "json_schema", "json_object", "json_object", "text"]
+    assert usage.calls == 1 and usage.fallbacks == 3  # refused requests are not answered calls
 
 
 def test_invalid_json_is_asked_again_with_a_correction(fake_openai_server):

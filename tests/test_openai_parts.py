@@ -54,7 +54,7 @@ def test_several_texts_are_read_by_id_and_an_empty_list_is_a_real_answer():
     assert read_claims('["a"]', ["t1", "t2"]) == {}
 
 
-P, CL = ["p1", "p2"], ["c1", "c2"]
+PAIRS = {"p1": ["c1", "c2"], "p2": ["c1", "c2"]}
 FULL = {("p1", "c1"): E, ("p1", "c2"): N, ("p2", "c1"): C, ("p2", "c2"): E}
 
 
@@ -69,23 +69,84 @@ FULL = {("p1", "c1"): E, ("p1", "c2"): N, ("p2", "c1"): C, ("p2", "c2"): E}
      {"premise": "p2", "claim": "c2", "verdict": "entailed"}],
 ])
 def test_verdict_shapes_models_drift_to_are_read_by_id(answer):
-    assert read_verdicts(json.dumps(answer), P, CL) == FULL
+    assert read_verdicts(json.dumps(answer), PAIRS) == FULL
 
 
 def test_unknown_ids_and_bad_values_count_as_missing():
     text = '{"p1": {"c1": "entailed", "c2": "maybe", "c9": "entailed"}, "p7": {"c1": "neutral"}}'
-    assert read_verdicts(text, P, CL) == {("p1", "c1"): E}
+    assert read_verdicts(text, PAIRS) == {("p1", "c1"): E}
 
 
 def test_truncated_answer_keeps_only_complete_verdicts():
     require_extra("openai")  # json-repair completes the cut-off object
     text = '{"p1": {"c1": "entailed", "c2": "neutral"}, "p2": {"c1": "contra'
-    assert read_verdicts(text, P, CL) == {("p1", "c1"): E, ("p1", "c2"): N}
+    assert read_verdicts(text, PAIRS) == {("p1", "c1"): E, ("p1", "c2"): N}
 
 
 def test_flat_answer_for_a_single_premise():
-    assert read_verdicts('{"c1": "entailed", "c2": "neutral"}', ["p3"], CL) == {
+    assert read_verdicts('{"c1": "entailed", "c2": "neutral"}', {"p3": ["c1", "c2"]}) == {
         ("p3", "c1"): E, ("p3", "c2"): N}
+
+
+def test_flat_premise_answers_are_read_when_each_premise_lists_one_claim():
+    # What a 1.5B model answered in issue 11: unambiguous, since p1 lists c1 only.
+    pairs = {"p1": ["c1"], "p2": ["c1"], "p3": ["c2"]}
+    text = '{"p1": "contradicted", "p2": "entailed", "p3": "Neutral"}'
+    assert read_verdicts(text, pairs) == {("p1", "c1"): C, ("p2", "c1"): E, ("p3", "c2"): N}
+    # With two claims listed for p1, a bare verdict for p1 says nothing about either.
+    assert read_verdicts('{"p1": "entailed"}', {"p1": ["c1", "c2"]}) == {}
+
+
+def test_a_lone_claim_id_is_read_when_one_premise_lists_it():
+    pairs = {"p1": ["c1"], "p2": ["c2", "c3"]}
+    text = '{"c1": "entailed", "c2": "refuted", "c3": "not supported"}'
+    assert read_verdicts(text, pairs) == {("p1", "c1"): E, ("p2", "c2"): C, ("p2", "c3"): N}
+    # c1 listed for two premises: a flat c1 could be either, so it is not read.
+    assert read_verdicts('{"c1": "entailed"}', {"p1": ["c1"], "p2": ["c1"]}) == {}
+
+
+@pytest.mark.parametrize("answer", [
+    {"p1": [{"claim": "c1", "verdict": "entailed"}, {"claim": "c2", "verdict": "neutral"}],
+     "p2": [{"c1": "contradicted"}, {"c2": "entailed"}]},
+    {"Premise 1": {"claim 1": "Supports", "Claim_2": "NOT ENOUGH INFO"},
+     "premise-2": {"c1: The claim's text": "Refutes", "[c2]": "entailment"}},
+    {"notes": "checked carefully", "result": [
+        {"premise_id": "p1", "claim_id": "c1", "label": "supported"},
+        {"premise_id": "p1", "claim_id": "c2", "label": "unrelated"},
+        {"premise_id": "p2", "claim_id": "c1", "label": "contradiction"},
+        {"premise_id": "p2", "claim_id": "c2", "label": "entails"}]},
+])
+def test_record_lists_spelled_ids_and_synonyms_are_read(answer):
+    assert read_verdicts(json.dumps(answer), PAIRS) == FULL
+
+
+@pytest.mark.parametrize("text", [
+    '{"p1": ["entailed", "neutral"], "p2": ["contradicted", "entailed"]}',  # positional
+    '{"p1": {"c1": "partially supported", "c2": "maybe"}}',                 # not a verdict
+    '{"1": {"1": "entailed"}}',                                             # bare numbers
+])
+def test_answers_that_need_a_guess_give_nothing(text):
+    assert read_verdicts(text, PAIRS) == {}
+
+
+def test_two_different_verdicts_for_one_cell_are_dropped_not_picked():
+    text = ('[{"premise": "p1", "claim": "c1", "verdict": "entailed"}, '
+            '{"premise": "p1", "claim": "c1", "verdict": "contradicted"}, '
+            '{"premise": "p1", "claim": "c2", "verdict": "neutral"}, '
+            '{"premise": "p1", "claim": "c2", "verdict": "neutral"}]')
+    assert read_verdicts(text, PAIRS) == {("p1", "c2"): N}
+
+
+def test_plain_text_answers_of_a_real_small_model_are_read():
+    # Qwen2.5-Coder 0.5B/1.5B behind llama-cpp-python, no response_format: chatter or a
+    # chain of thought, then the JSON (recorded answers, shortened).
+    chatter = ('Mark the id of each claim:\nc1: "The Pro plan costs $20 per month."\n'
+               '{"verdicts":[{"id":"c1","verdict":"entailed"}]}')
+    assert read_verdicts(chatter, {"p1": ["c1"]}) == {("p1", "c1"): E}
+    thought = ("Let's analyze this step by step:\n\n1. The premise states the Pro plan costs "
+               '$20/month.\n\nBased on the analysis:\n\n{"p1": {"c1": "entailed", "c2": '
+               '"not supported"}}')
+    assert read_verdicts(thought, {"p1": ["c1", "c2"]}) == {("p1", "c1"): E, ("p1", "c2"): N}
 
 
 def test_load_json_gives_none_for_prose():

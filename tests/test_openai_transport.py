@@ -164,3 +164,149 @@ def test_endpoints_are_per_event_loop():
         return len(transport._ENDPOINTS[asyncio.get_running_loop()])
     assert asyncio.run(main()) == 1
     assert asyncio.run(main()) == 1
+
+
+# -- adaptive concurrency, the timeout clock, and no double work after a timeout -------------
+
+class SlotServer:
+    """A simulated server with ``slots`` workers: requests queue for a worker, and a
+    request the client stops waiting for keeps its worker until it is done (as a real
+    server does). ``log`` has (name, start, end) per request served."""
+
+    def __init__(self, slots: int, service: float) -> None:
+        self.slots = asyncio.Semaphore(slots)
+        self.service = service
+        self.log: list[tuple[str, float, float]] = []
+        self.jobs: set[asyncio.Task[str]] = set()
+
+    async def _serve(self, name: str) -> str:
+        async with self.slots:
+            start = asyncio.get_running_loop().time()
+            await asyncio.sleep(self.service)
+            self.log.append((name, start, asyncio.get_running_loop().time()))
+        return name
+
+    def attempt(self, name: str):
+        async def send() -> str:
+            job = asyncio.ensure_future(self._serve(name))
+            self.jobs.add(job)
+            return await asyncio.shield(job)  # the client's timeout does not stop the server
+        return send
+
+
+def test_limit_halves_when_latency_grows_with_requests_in_flight():
+    server = SlotServer(slots=1, service=0.01)
+
+    async def main() -> transport.EndpointState | None:
+        await asyncio.gather(*(call_with_retries("serial", server.attempt(f"r{i}"),
+                                                 classify=classify, limits=Limits(8))
+                               for i in range(48)))
+        return transport.endpoint_state("serial")
+    state = asyncio.run(main())
+    assert state is not None and state.ceiling == 8
+    assert state.lowest <= 2 and state.decreases >= 2
+
+
+def test_limit_stays_at_the_maximum_when_the_server_keeps_up():
+    server = SlotServer(slots=8, service=0.01)
+
+    async def main() -> transport.EndpointState | None:
+        await asyncio.gather(*(call_with_retries("parallel", server.attempt(f"r{i}"),
+                                                 classify=classify, limits=Limits(8))
+                               for i in range(48)))
+        return transport.endpoint_state("parallel")
+    state = asyncio.run(main())
+    assert state is not None and (state.limit, state.lowest, state.decreases) == (8, 8, 0)
+
+
+def test_fixed_limits_do_not_adapt():
+    server = SlotServer(slots=1, service=0.01)
+
+    async def main() -> transport.EndpointState | None:
+        await asyncio.gather(*(call_with_retries("fixed", server.attempt(f"r{i}"),
+                                                 classify=classify,
+                                                 limits=Limits(4, adaptive=False))
+                               for i in range(24)))
+        return transport.endpoint_state("fixed")
+    state = asyncio.run(main())
+    assert state is not None and state.lowest == 4 and state.decreases == 0
+
+
+def test_the_timeout_clock_starts_when_the_request_is_sent():
+    # One slot, three requests of 0.2 s each with a 0.3 s timeout: the third waits 0.4 s in
+    # our own queue, which must not count.
+    server = SlotServer(slots=1, service=0.2)
+
+    async def main() -> list[tuple[str, int]]:
+        return list(await asyncio.gather(*(
+            call_with_retries("queue", server.attempt(f"r{i}"), classify=classify,
+                              policy=RetryPolicy(timeout=0.3, max_retries=0),
+                              limits=Limits(1)) for i in range(3))))
+    assert asyncio.run(main()) == [("r0", 0), ("r1", 0), ("r2", 0)]
+
+
+def test_a_timed_out_request_is_not_sent_again_while_it_may_still_run():
+    # The server takes 0.5 s, the client waits 0.2 s: the retry must wait until the first
+    # copy is done (its slot is held as a ghost for up to 0.4 s more), not run beside it.
+    server = SlotServer(slots=4, service=0.5)
+    report = transport.CallReport()
+
+    async def main() -> tuple[str, int]:
+        return await call_with_retries(
+            "ghost", server.attempt("same"), classify=classify, limits=Limits(4),
+            policy=RetryPolicy(timeout=0.2, ghost_hold=0.4, backoff_base=0.0), report=report)
+    with pytest.raises(RetriesExhausted) as info:  # every copy times out, one after another
+        asyncio.run(main())
+    assert info.value.attempts == 3 and info.value.timeouts == report.timeouts == 3
+    starts = sorted((start, end) for _, start, end in server.log)
+    assert len(starts) >= 2
+    for (_, end), (start, _) in itertools.pairwise(starts):
+        assert start >= end - 0.01, "a retry ran while the timed-out copy was still running"
+
+
+def test_a_later_answer_releases_a_ghost_early():
+    # A queueing server answers in order: once a request sent after the timed-out one is
+    # answered, the timed-out one is done too, and its retry goes without waiting the hold.
+    async def main() -> float:
+        slow = SlotServer(slots=1, service=0.3)
+        fast = SlotServer(slots=1, service=0.01)
+        limits = Limits(2, adaptive=False)
+        policy = RetryPolicy(timeout=0.1, ghost_hold=30.0, backoff_base=0.0)
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        first = asyncio.ensure_future(call_with_retries(
+            "early", scripted(slow.attempt("slow"), fast.attempt("retry")),
+            classify=classify, limits=limits, policy=policy))
+        await asyncio.sleep(0.15)  # "slow" has timed out and left a ghost
+        await call_with_retries("early", fast.attempt("other"), classify=classify,
+                                limits=limits, policy=policy)
+        assert await first == ("retry", 1)
+        return loop.time() - start
+    assert asyncio.run(main()) < 5.0  # far less than the 30 s hold
+
+
+def test_timeouts_are_retried_fewer_times_than_other_errors():
+    async def hang() -> str:
+        await asyncio.sleep(60)
+        return "never"
+    attempt = scripted(*[hang] * 10)
+    with pytest.raises(RetriesExhausted) as info:
+        run(attempt, policy=RetryPolicy(timeout=0.02, max_retries=6, max_timeout_retries=1,
+                                        ghost_hold=0.01))
+    assert info.value.attempts == 2 and info.value.timeouts == 2
+    assert isinstance(info.value.last, transport.AttemptTimeoutError)
+    assert "0.02 s" in str(info.value.last)
+
+
+def test_a_cancelled_call_gives_its_slot_back():
+    async def main() -> int:
+        key = f"key{next(_keys)}"
+        never = asyncio.ensure_future(call_with_retries(
+            key, scripted(lambda: asyncio.sleep(60)), classify=classify, limits=Limits(1)))
+        await asyncio.sleep(0.01)
+        never.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await never
+        await call_with_retries(key, scripted("ok"), classify=classify, limits=Limits(1))
+        return transport._ENDPOINTS[asyncio.get_running_loop()][key].active
+    assert asyncio.run(main()) == 0

@@ -50,7 +50,7 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def uninterrupted(dataset: Path, tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     tmp = tmp_path_factory.mktemp("ref")
     proc = _cli([str(dataset), "--judge", "slow:0", "--out", str(tmp / "ref.jsonl"), "--no-cache",
-                 "-q"], tmp / "calls.log")
+                 "--no-canaries", "-q"], tmp / "calls.log")
     assert proc.wait(60) == 0, proc.stderr.read() if proc.stderr else ""
     assert _lines(tmp / "calls.log") == (N_ROWS - 1) * CALLS_PER_ROW
     return _rows(tmp / "ref.jsonl")
@@ -74,7 +74,7 @@ def test_sigkill_then_rerun_matches_an_uninterrupted_run(
     out = tmp_path / "out.jsonl"
     partial = journal_path(out)
     args = [str(dataset), "--judge", "slow:0.02", "--out", str(out), "--no-cache",
-            "--concurrency", "2", "-q"]
+            "--concurrency", "2", "--no-canaries", "-q"]
     proc = _cli(args, tmp_path / "killed.log")
     deadline = time.monotonic() + 30
     while _lines(partial) < 1 + kill_after_rows and time.monotonic() < deadline:

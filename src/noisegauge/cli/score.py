@@ -27,6 +27,8 @@ from ..errors import InvalidSample, NoiseGaugeError
 from ..infra.store import resolve_cache
 from ..io.readers import FORMATS, open_source
 from ..io.writers import OUTPUT_FORMATS, output_format
+from ..judges.canaries import CanaryReport, watch
+from ..judges.llm.modes import MODES
 from ..judges.registry import get_judge
 from ..runner.journal import Journal
 from ..runner.plan import aclose_judges, build_plan
@@ -35,6 +37,7 @@ from ..runner.run import arun, finalize
 from ..runner.stats import RunStats
 from .ci import bars, ci_options, config_of, gates_of, write_ci_outputs
 from .gates import Gate, check_gates, parse_gates
+from .judging import check_canaries, endpoint_lines, summary_usage_line
 
 __all__ = ["score"]
 
@@ -67,7 +70,8 @@ def _table(stats: RunStats) -> Table:
     return table
 
 
-def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None) -> None:
+def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None,
+                   judges: tuple[Any, ...] = (), canaries: CanaryReport | None = None) -> None:
     # Piped into a file or CI log, rich would assume 80 columns and truncate names.
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 100)
     console.print(_table(stats))
@@ -75,11 +79,13 @@ def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None) -
     if hint:
         console.print(hint)
     st, u = stats.status, stats.usage
-    cost = "unknown" if u.cost_usd is None else f"${u.cost_usd:.4f}"
     console.print(f"rows {stats.rows:,}: ok {st.get('ok', 0):,}, undefined "
                   f"{st.get('undefined', 0):,}, error {st.get('error', 0):,}")
-    console.print(f"judge: calls {u.calls:,}, cached {u.cached_calls:,}, tokens "
-                  f"{u.prompt_tokens:,} prompt + {u.completion_tokens:,} completion, cost {cost}")
+    console.print(summary_usage_line(u))
+    for line in endpoint_lines(judges):
+        console.print(line, soft_wrap=True)
+    if canaries is not None and canaries.total:
+        console.print(canaries.line() + ("" if canaries.ok else "  [bold red]BELOW THE BAR[/]"))
     if stats.resumed:
         console.print(f"resumed {stats.resumed:,} rows from an interrupted run; "
                       f"this run: {usage_line(stats)}")
@@ -112,6 +118,12 @@ def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None) -
               help="Exit 1 if the metric's mean is below VALUE (repeatable).")
 @click.option("--concurrency", default=8, show_default=True, type=click.IntRange(min=1),
               help="Samples judged at once.")
+@click.option("--no-canaries", is_flag=True,
+              help="Skip the judge canaries (known-answer probes before and during the run).")
+@click.option("--output-mode", type=click.Choice(("auto", *MODES)),
+              help="How an LLM judge asks for JSON (default auto: the best the server takes).")
+@click.option("--max-concurrency", type=click.IntRange(min=1),
+              help="Most requests in flight per LLM endpoint (adapts below it; default 16).")
 @click.option("--cache", "cache_path", type=click.Path(path_type=Path, dir_okay=False),
               help="Judge cache file (default: $NOISEGAUGE_CACHE or the user cache directory).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the judge cache.")
@@ -127,6 +139,7 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
           api_key: str | None, out: Path | None, out_format: str | None,
           report_path: Path | None, input_format: str | None, metrics: str | None,
           fail_above: tuple[str, ...], fail_below: tuple[str, ...], concurrency: int,
+          no_canaries: bool, output_mode: str | None, max_concurrency: int | None,
           cache_path: Path | None, no_cache: bool, restart: bool, strict: bool,
           quiet: bool, compat: str | None, config_path: Path | None, junit_path: Path | None,
           markdown_path: Path | None) -> None:
@@ -156,9 +169,12 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
     ci: dict[str, Any] = {"junit": junit_path, "markdown": markdown_path}
     with _logging(quiet):
         try:
-            stats, cache_file = _run(input_path, judge_spec, base_url, api_key, out, out_format,
-                                     input_format, metrics, gates, concurrency, cache_path,
-                                     no_cache, restart, strict, quiet, report_path, compat, ci)
+            settings = {k: v for k, v in (("output_mode", output_mode),
+                                          ("max_concurrency", max_concurrency)) if v is not None}
+            stats, cache_file, judge, canaries = _run(
+                input_path, judge_spec, base_url, api_key, out, out_format, input_format,
+                metrics, gates, concurrency, cache_path, no_cache, restart, strict, quiet,
+                settings, report_path, compat, canaries_on=not no_canaries, ci=ci)
         except InvalidSample as exc:
             err.print(f"[red]error:[/red] {exc}; stopping (--strict). Finished rows are kept "
                       "for the next run.")
@@ -173,7 +189,7 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
         err.print(f"{stats.status['error']:,} row(s) could not be scored (status error); first:")
         for _, reason in stats.first_errors[:5]:
             err.print(f"  {reason}", soft_wrap=True)
-    _print_summary(stats, out, cache_file)
+    _print_summary(stats, out, cache_file, (judge,), canaries)
     if report_path is not None:
         Console(highlight=False).print(f"report: {report_path}")
     if junit_path is not None or markdown_path is not None:
@@ -190,9 +206,10 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
 def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str | None,
          out: Path | None, out_format: str | None, input_format: str | None,
          metrics: str | None, gates: list[Gate], concurrency: int, cache_path: Path | None,
-         no_cache: bool, restart: bool, strict: bool, quiet: bool,
-         report_path: Path | None = None, compat: str | None = None,
-         ci: dict[str, Any] | None = None) -> tuple[RunStats, Path | None]:
+         no_cache: bool, restart: bool, strict: bool, quiet: bool, settings: dict[str, Any],
+         report_path: Path | None = None, compat: str | None = None, *,
+         canaries_on: bool = True,
+         ci: dict[str, Any] | None = None) -> tuple[RunStats, Path | None, Any, CanaryReport]:
     if no_cache and cache_path is not None:
         raise click.UsageError("--cache and --no-cache contradict each other")
     if out is not None and input_path.exists() and out.exists() and out.samefile(input_path):
@@ -201,13 +218,16 @@ def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str |
     kwargs: dict[str, Any] = {k: v for k, v in (("base_url", base_url), ("api_key", api_key))
                               if v is not None}
     try:
-        judge = get_judge(judge_spec, **kwargs)
+        judge = get_judge(judge_spec, **kwargs, **settings)
     except TypeError as exc:
         raise click.UsageError(
-            f"judge {judge_spec!r} does not take --base-url/--api-key ({exc})") from exc
+            f"judge {judge_spec!r} does not take --base-url/--api-key/--output-mode/"
+            f"--max-concurrency ({exc})") from exc
     store = None if no_cache else resolve_cache(cache_path)
+    canaries = CanaryReport()
     try:
-        plan = build_plan(metrics, judge, store, check_compat(compat))
+        watched = watch(judge, canaries) if canaries_on else judge
+        plan = build_plan(metrics, watched, store, check_compat(compat))
         for name, _, direction in gates:
             if name not in plan.names:
                 raise click.BadParameter(f"{name!r} is not among the scored metrics "
@@ -230,11 +250,16 @@ def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str |
         try:
             async def go() -> RunStats:
                 try:
+                    for group in plan.groups if canaries_on else ():
+                        await check_canaries(group.judge, canaries, strict=strict)
                     return await arun(source, plan, concurrency=concurrency, strict=strict,
                                       journal=journal, keep_samples=fmt == "ragchecker",
                                       on_result=keep if keep_rows else None,
                                       progress=progress)
                 finally:
+                    finish = getattr(watched, "finish", None)
+                    if callable(finish):
+                        await finish()  # canaries still running during the run
                     await aclose_judges([judge])  # in the loop that used it
 
             with progress if progress is not None else contextlib.nullcontext():
@@ -243,7 +268,8 @@ def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str |
                 finalize(journal, stats.rows, out, fmt, plan.names)
             if report_path is not None:
                 _write_report(report_path, input_path, [kept[i] for i in sorted(kept)],
-                              [g.identity for g in plan.groups])
+                              [{**g.identity, "canaries": canaries.score()}
+                               if canaries.total else g.identity for g in plan.groups])
             if ci is not None:
                 ci.update(rows=[kept[i] for i in sorted(kept)], names=plan.names,
                           judges=[g.identity for g in plan.groups])
@@ -254,7 +280,7 @@ def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str |
     finally:
         if store is not None:
             store.close()
-    return stats, (store.path if store is not None else None)
+    return stats, (store.path if store is not None else None), judge, canaries
 
 
 def _write_report(path: Path, input_path: Path, rows: list[dict[str, Any]],

@@ -81,7 +81,13 @@ def judge_identity(judge: object) -> dict[str, Any]:
 
 @dataclass
 class Usage:
-    """Judge usage of one sample or one run. ``cost_usd`` is None when the price is unknown."""
+    """Judge usage of one sample or one run. ``cost_usd`` is None when the price is unknown.
+
+    ``calls`` are answered calls (re-asks included); ``re_asks`` the calls that asked again
+    for missing, unreadable or cut output; ``retries`` the attempts sent again after an
+    error or a timeout (``timeouts``); ``fallbacks`` the requests an endpoint refused for
+    their output mode; ``failed_calls`` the calls that got no answer at all.
+    """
 
     calls: int = 0
     cached_calls: int = 0
@@ -89,6 +95,10 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float | None = 0.0
+    re_asks: int = 0
+    fallbacks: int = 0
+    timeouts: int = 0
+    failed_calls: int = 0
 
     def add(self, other: Usage) -> None:
         self.calls += other.calls
@@ -96,6 +106,10 @@ class Usage:
         self.retries += other.retries
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
+        self.re_asks += other.re_asks
+        self.fallbacks += other.fallbacks
+        self.timeouts += other.timeouts
+        self.failed_calls += other.failed_calls
         if self.cost_usd is None or other.cost_usd is None:
             self.cost_usd = None
         else:

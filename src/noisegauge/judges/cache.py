@@ -186,6 +186,9 @@ def with_cache(judge: Judge, store: JudgeCache | None) -> Judge:
     samples itself (``precomputed``), or one already wrapped."""
     if store is None or isinstance(judge, (CachedJudge, SampleJudge)):
         return judge
+    use_store = getattr(judge, "use_store", None)
+    if callable(use_store):  # judges that keep their own notes there (the LLM's output mode)
+        use_store(store)
     if isinstance(judge, ScoredChecker):
         return ScoredCachedJudge(judge, store)
     return CachedJudge(judge, store)

@@ -71,7 +71,9 @@ class SampleResult:
                if self.verdicts is not None and self.verdicts.scores is not None else {}),
             "usage": {"calls": usage.calls, "cached_calls": usage.cached_calls,
                       "retries": usage.retries, "prompt_tokens": usage.prompt_tokens,
-                      "completion_tokens": usage.completion_tokens, "cost_usd": usage.cost_usd},
+                      "completion_tokens": usage.completion_tokens, "cost_usd": usage.cost_usd,
+                      "re_asks": usage.re_asks, "fallbacks": usage.fallbacks,
+                      "timeouts": usage.timeouts, "failed_calls": usage.failed_calls},
         }
         if self.relevancy is not None:
             row["answer_relevancy"] = self.relevancy.to_dict()

@@ -197,6 +197,10 @@ class FakeOpenAIServer:
             self.faults.append(fault)
         return fault
 
+    def model_list(self) -> dict[str, Any]:
+        """The body of ``GET /v1/models``."""
+        return {"object": "list", "data": [{"id": "fake", "object": "model"}]}
+
     def chat_requests(self) -> list[FakeRequest]:
         """Requests to the chat-completions route, in arrival order."""
         return [r for r in self.requests if r.path.endswith("/chat/completions")]
@@ -316,7 +320,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path.split("?")[0].rstrip("/") == "/v1/models":
-            self._send(200, {"object": "list", "data": [{"id": "fake", "object": "model"}]}, {})
+            self._send(200, self.owner.model_list(), {})
         else:
             self._send(404, _error(f"no route {self.path}"), {})
 

@@ -1,32 +1,49 @@
-"""One OpenAI-compatible chat endpoint: structured output with fallbacks, and accounting.
+"""One OpenAI-compatible chat endpoint: output modes, fail-fast probing, and accounting.
 
-``ChatEndpoint.complete`` sends one chat request through ``transport`` (limits, retries,
-timeouts) and returns the answers as ``(text, finish_reason)``. It asks for JSON Schema
-output (strict) first; when the server refuses a mode with HTTP 400/422, the same request
-is re-sent in JSON mode, then as plain text, and the mode that worked is remembered for
-the endpoint (only a mode that *worked* after a refusal is remembered, so a 400 with
-another cause, which fails in every mode, changes nothing). Every answered call records
-``Usage`` (tokens, retries, USD cost) into the caller's meter.
+``ChatEndpoint.complete`` sends one chat request through ``transport`` (adaptive
+concurrency, retries, timeouts) in the endpoint's output mode (``modes``: negotiated from
+the server's answers unless one is forced) and returns the answers as
+``(text, finish_reason)``. Every request is accounted for in the caller's ``Usage`` and in
+the judge's ``JudgeStats``: answered calls, retries, timeouts, refused modes (fallbacks)
+and calls that failed for good.
 
-The API key lives only in the SDK client; messages built here are passed through
-``redact`` so it never reaches an error, a log line or a result.
+``ChatEndpoint.probe`` (``probe``) is the one cheap request before a run. The API key lives
+only in the SDK client; messages built here are passed through ``redact`` (``failures``)
+so it never reaches an error, a log line or a result.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import re
+import logging
 import weakref
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
 
 from ...errors import JudgeOutputError, JudgeUnavailable
-from ...infra.transport import Failure, Limits, RetriesExhausted, RetryPolicy, call_with_retries
+from ...infra.transport import (
+    AttemptTimeoutError,
+    CallReport,
+    Limits,
+    RetriesExhausted,
+    RetryPolicy,
+    call_with_retries,
+    endpoint_state,
+)
 from ..base import Usage, record_usage
 from .batching import estimate_tokens
+from .failures import (
+    NO_KEY,
+    ModeRefused,
+    body_text,
+    classify,
+    public_url,
+    redact,
+    register_secret,
+)
+from .modes import MODES, negotiation, refused, request_fields
 from .pricing import Price, cost_usd
 
 if TYPE_CHECKING:
@@ -34,11 +51,10 @@ if TYPE_CHECKING:
 
 __all__ = ["OUTPUT_MODES", "ChatEndpoint", "JudgeStats", "classify", "public_url", "redact"]
 
-OUTPUT_MODES = ("json_schema", "json_object", "text")
-NO_KEY = "no-key"
+log = logging.getLogger("noisegauge")
 
-#: endpoint key -> the output mode that worked there after a refusal.
-_WORKING_MODE: dict[str, str] = {}
+#: Output modes one can force (``auto`` negotiates).
+OUTPUT_MODES = MODES
 
 
 @dataclass
@@ -48,11 +64,15 @@ class JudgeStats:
     calls: int = 0
     retries: int = 0
     repairs: int = 0                   #: re-asks for missing, unreadable or truncated output
-    mode_fallbacks: int = 0            #: requests re-sent in a simpler output mode
+    mode_fallbacks: int = 0            #: requests refused for their output mode
+    timeouts: int = 0                  #: attempts abandoned after the timeout
+    failed_calls: int = 0              #: calls that got no answer at all
     voted_verdicts: int = 0            #: verdicts decided by a vote (votes > 1)
     unanimous_verdicts: int = 0        #: ... of which every vote agreed
     majority_share_sum: float = 0.0
     modes: dict[str, int] = field(default_factory=dict)  #: answered calls per output mode
+    #: the endpoint's adaptive concurrency: (limit now, lowest it went, configured maximum)
+    concurrency: tuple[int, int, int] | None = None
 
     @property
     def agreement(self) -> float | None:
@@ -65,60 +85,11 @@ class JudgeStats:
         return self.majority_share_sum / self.voted_verdicts if self.voted_verdicts else None
 
 
-def public_url(url: str) -> str:
-    """``url`` without user info or query string, which may carry credentials.
-
-    >>> public_url("https://user:secret@example.com:8443/v1/?key=abc")
-    'https://example.com:8443/v1'
-    """
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
-
-
-_BEARER = re.compile(r"(Bearer\s+)\S+", re.IGNORECASE)
-_SK = re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}")
-
-
-def redact(text: str, key: str | None) -> str:
-    """Mask ``key``, bearer tokens and anything shaped like an OpenAI key."""
-    if key and key != NO_KEY:
-        text = text.replace(key, "***")
-    return _SK.sub("sk-***", _BEARER.sub(r"\1***", text))
-
-
 async def _close_with_loop(client: AsyncOpenAI) -> AsyncGenerator[None, None]:
     try:
         yield
     finally:
         await client.close()
-
-
-def _retry_after(headers: Mapping[str, str]) -> float | None:
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is not None:
-            try:
-                return float(value) * scale
-            except ValueError:
-                return None  # an HTTP date: let backoff decide
-    return None
-
-
-def classify(exc: BaseException) -> Failure:
-    """Which SDK errors are worth retrying, and when the server asked us to come back."""
-    import openai
-
-    if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
-        return Failure(retryable=True)
-    if isinstance(exc, openai.APIStatusError):
-        if exc.status_code == 429 and getattr(exc, "code", None) == "insufficient_quota":
-            return Failure(retryable=False)  # out of credit: waiting will not help
-        retryable = exc.status_code in (408, 409, 429) or exc.status_code >= 500
-        return Failure(retryable, _retry_after(exc.response.headers) if retryable else None)
-    return Failure(retryable=False)
 
 
 class ChatEndpoint:
@@ -130,6 +101,8 @@ class ChatEndpoint:
         self.model = model
         self.base_url = base_url
         self._api_key = api_key or NO_KEY  # the SDK insists on a key; local servers need none
+        if api_key:
+            register_secret(api_key)
         self.output_mode = output_mode
         self.temperature = temperature
         self.seed = seed
@@ -138,19 +111,21 @@ class ChatEndpoint:
         self.prices = prices
         self.stats = stats
         self.key = f"{public_url(base_url)}|{model}"
+        self.negotiation = negotiation(self.key)
         # One client per event loop: an httpx pool must not outlive the loop it was made in.
         self._clients: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, tuple[AsyncOpenAI, AsyncGenerator[None, None]]] = (
             weakref.WeakKeyDictionary())
 
-    async def _client(self) -> AsyncOpenAI:
+    async def client(self) -> AsyncOpenAI:
         loop = asyncio.get_running_loop()
         entry = self._clients.get(loop)
         if entry is None:
             from openai import AsyncOpenAI
             # max_retries=0: retries happen once, in transport, where they are counted.
+            # The SDK's own timeout is a backstop a little after transport's clock.
             client = AsyncOpenAI(api_key=self._api_key, base_url=self.base_url, max_retries=0,
-                                 timeout=self.policy.timeout)
+                                 timeout=self.policy.timeout + 5)
             # asyncio.run() finalises async generators before it closes its loop, so this
             # one closes the client's connections in the loop that opened them (otherwise
             # they are closed from whatever loop runs when the client is collected, and fail).
@@ -164,39 +139,18 @@ class ChatEndpoint:
         if entry is not None:
             await entry[1].aclose()
 
+    # -- completions -----------------------------------------------------------------------
+
     async def complete(self, messages: list[dict[str, str]], name: str, schema: dict[str, Any],
                        max_tokens: int, n: int = 1) -> list[tuple[str, str]]:
         """``n`` answers as (text, finish_reason). A server that returns fewer choices
         than asked (some ignore ``n``) is asked again, with another seed, for the rest."""
-        import openai
-
-        auto = self.output_mode == "auto"
-        mode = _WORKING_MODE.get(self.key, OUTPUT_MODES[0]) if auto else self.output_mode
         answers: list[tuple[str, str]] = []
+        tokens = estimate_tokens(str(messages)) + max_tokens
         while len(answers) < n:
-            request = self._request(messages, name, schema, mode, max_tokens, n - len(answers),
-                                    seed_offset=len(answers))
-            try:
-                response, retries = await call_with_retries(
-                    self.key, functools.partial(self._send, request), classify=classify,
-                    policy=self.policy, limits=self.limits,
-                    tokens=estimate_tokens(str(messages)) + max_tokens)
-            except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
-                if auto and mode != OUTPUT_MODES[-1]:
-                    mode = OUTPUT_MODES[OUTPUT_MODES.index(mode) + 1]
-                    self.stats.mode_fallbacks += 1
-                    continue
-                raise JudgeUnavailable(self.describe(exc)) from None
-            except RetriesExhausted as exc:
-                self.stats.retries += exc.attempts - 1
-                record_usage(Usage(retries=exc.attempts - 1))
-                raise JudgeUnavailable(f"{self.describe(exc.last)} (gave up after "
-                                       f"{exc.attempts} attempts)") from None
-            except openai.OpenAIError as exc:
-                raise JudgeUnavailable(self.describe(exc)) from None
-            if auto and mode != OUTPUT_MODES[0]:
-                _WORKING_MODE[self.key] = mode
-            self._account(response, retries, mode)
+            build = functools.partial(self._request, messages, name, schema, max_tokens=max_tokens,
+                                      n=n - len(answers), seed_offset=len(answers))
+            response, _ = await self._send_in_mode(build, tokens)
             choices = response.choices or []
             answers += [(c.message.content or "", c.finish_reason or "") for c in choices]
             if not choices:
@@ -205,11 +159,80 @@ class ChatEndpoint:
             raise JudgeOutputError(f"{self.model} returned no choices")
         return answers
 
+    async def _send_in_mode(self, build: Callable[[str], dict[str, Any]],
+                            tokens: int) -> tuple[Any, str]:
+        """The response to ``build(mode)`` in the endpoint's mode, negotiating it if needed."""
+        if self.output_mode != "auto":
+            try:
+                return await self._call(build(self.output_mode), self.output_mode, tokens), \
+                    self.output_mode
+            except ModeRefused as exc:
+                self.stats.failed_calls += 1
+                record_usage(Usage(failed_calls=1))
+                raise JudgeUnavailable(
+                    f"{self.describe(exc.error)} (the server does not support output mode "
+                    f"{self.output_mode}; output_mode='auto' finds one it does)") from None
+        neg = self.negotiation
+        while True:
+            mode = neg.working
+            if mode is not None:
+                try:
+                    return await self._call(build(mode), mode, tokens), mode
+                except ModeRefused:
+                    self._refused(mode)
+                    continue
+            # No mode known to work: one request at a time tries the next candidate.
+            async with neg.lock():
+                if neg.working is not None:
+                    continue
+                mode = neg.candidate()
+                try:
+                    response = await self._call(build(mode), mode, tokens)
+                except ModeRefused:
+                    self._refused(mode)
+                    continue
+                neg.settle(mode)
+                return response, mode
+
+    def _refused(self, mode: str) -> None:
+        self.negotiation.refuse(mode)
+        self.stats.mode_fallbacks += 1
+        record_usage(Usage(fallbacks=1))
+        log.info("%s: output mode %s is not supported; trying %s", public_url(self.base_url),
+                 mode, self.negotiation.candidate())
+
+    async def _call(self, request: dict[str, Any], mode: str, tokens: int) -> Any:
+        """One request through transport; accounted; errors become JudgeUnavailable."""
+        import openai
+
+        report = CallReport()
+        try:
+            response, _ = await call_with_retries(
+                self.key, functools.partial(self._send, request),
+                classify=functools.partial(classify, mode=mode), policy=self.policy,
+                limits=self.limits, tokens=tokens, report=report)
+        except RetriesExhausted as exc:
+            self._failed(report)
+            tries = "1 attempt" if exc.attempts == 1 else f"{exc.attempts} attempts"
+            raise JudgeUnavailable(f"{self.describe(exc.last)} (gave up after {tries})") from None
+        except openai.APIStatusError as exc:
+            if refused(exc.status_code, body_text(exc), mode):
+                self._count(report)
+                record_usage(Usage(retries=report.retries, timeouts=report.timeouts))
+                raise ModeRefused(mode, exc) from None
+            self._failed(report)
+            raise JudgeUnavailable(self.describe(exc)) from None
+        except openai.OpenAIError as exc:
+            self._failed(report)
+            raise JudgeUnavailable(self.describe(exc)) from None
+        self._account(response, report, mode)
+        return response
+
     async def _send(self, request: dict[str, Any]) -> Any:
-        return await (await self._client()).chat.completions.create(**request)
+        return await (await self.client()).chat.completions.create(**request)
 
     def _request(self, messages: list[dict[str, str]], name: str, schema: dict[str, Any],
-                 mode: str, max_tokens: int, n: int, seed_offset: int) -> dict[str, Any]:
+                 mode: str, *, max_tokens: int, n: int, seed_offset: int) -> dict[str, Any]:
         request: dict[str, Any] = {"model": self.model, "messages": messages,
                                    "max_tokens": max_tokens, "temperature": self.temperature}
         if n > 1:
@@ -218,36 +241,70 @@ class ChatEndpoint:
             request["seed"] = self.seed + seed_offset
         # Sent as extra_body, verbatim: as a typed parameter the SDK walks every key of the
         # schema to transform it, which measured ~3.5 ms of CPU per call (bench/llm_cost.py).
-        if mode == "json_schema":
-            request["extra_body"] = {"response_format": {"type": "json_schema", "json_schema": {
-                "name": name, "schema": schema, "strict": True}}}
-        elif mode == "json_object":
-            request["extra_body"] = {"response_format": {"type": "json_object"}}
+        fields = request_fields(mode, name, schema)
+        if fields:
+            request["extra_body"] = fields
         return request
 
-    def _account(self, response: Any, retries: int, mode: str) -> None:
+    # -- accounting ------------------------------------------------------------------------
+
+    def _count(self, report: CallReport) -> None:
+        self.stats.retries += report.retries
+        self.stats.timeouts += report.timeouts
+        state = endpoint_state(self.key)
+        if state is not None:
+            low = min(state.lowest, self.stats.concurrency[1]) if self.stats.concurrency \
+                else state.lowest
+            self.stats.concurrency = (state.limit, low, state.ceiling)
+
+    def _failed(self, report: CallReport) -> None:
+        self._count(report)
+        self.stats.failed_calls += 1
+        record_usage(Usage(retries=report.retries, timeouts=report.timeouts, failed_calls=1))
+
+    def _account(self, response: Any, report: CallReport, mode: str) -> None:
         usage = getattr(response, "usage", None)
         pt = getattr(usage, "prompt_tokens", None) or 0
         ct = getattr(usage, "completion_tokens", None) or 0
         # No usage reported means unknown tokens, so the cost is unknown too (not 0).
         cost = cost_usd(self.model, pt, ct, self.prices) if usage is not None else None
-        record_usage(Usage(calls=1, retries=retries, prompt_tokens=pt, completion_tokens=ct,
-                           cost_usd=cost))
+        record_usage(Usage(calls=1, retries=report.retries, timeouts=report.timeouts,
+                           prompt_tokens=pt, completion_tokens=ct, cost_usd=cost))
+        self._count(report)
         self.stats.calls += 1
-        self.stats.retries += retries
         self.stats.modes[mode] = self.stats.modes.get(mode, 0) + 1
+
+    # -- messages --------------------------------------------------------------------------
+
+    def redact(self, text: str) -> str:
+        """``text`` with the API key and anything key-shaped masked."""
+        return redact(text, self._api_key)
 
     def describe(self, exc: BaseException) -> str:
         """An error message safe to show: the API key and bearer tokens are masked."""
         import openai
 
+        where = public_url(self.base_url)
+        if isinstance(exc, (AttemptTimeoutError, openai.APITimeoutError, asyncio.TimeoutError)):
+            seconds = getattr(exc, "seconds", self.policy.timeout)
+            return redact(f"timed out after {seconds:g} s waiting for {where} (model "
+                          f"{self.model})", self._api_key)
         status = f"HTTP {exc.status_code}: " if isinstance(exc, openai.APIStatusError) else ""
-        text = f"{self.model} at {public_url(self.base_url)}: {status}{type(exc).__name__}: {exc}"
+        reason = str(exc) or "no reason given"
+        text = f"{self.model} at {where}: {status}{type(exc).__name__}: {reason}"
         if isinstance(exc, openai.AuthenticationError) and self._api_key == NO_KEY:
             text += " (no API key: pass api_key= or set OPENAI_API_KEY)"
+        elif isinstance(exc, (openai.AuthenticationError, openai.PermissionDeniedError)):
+            text += " (the server refused the API key)"
         elif isinstance(exc, openai.NotFoundError):
             text += (" (check the model name, and that base_url is the API root, which for "
                      "most servers ends in /v1)")
         elif isinstance(exc, openai.APIConnectionError):
             text += " (is the server running at that address?)"
         return redact(text, self._api_key)
+
+    async def probe(self) -> None:
+        """Fail fast on a wrong URL, key or model (``probe.probe``)."""
+        from .probe import probe
+
+        await probe(self)

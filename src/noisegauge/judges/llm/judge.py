@@ -11,15 +11,18 @@ results or error messages.
   ``joint`` strategy a usual sample costs 2 calls for every metric and both noise modes
   (Ragas: 2n+3 per mode); ``per_premise`` and ``per_claim_group`` (k claims per call, as
   RAGChecker) make smaller calls. Measured in ``bench/llm_cost.py``.
-- Output: JSON Schema (strict) first; a server that refuses it gets JSON mode, then plain
-  text read tolerantly. The working mode is remembered per endpoint.
+- Output: the endpoint's best structured-output mode, negotiated from its answers (JSON
+  Schema, llama-cpp-python's json_object+schema, vLLM's or Ollama's guided decoding, JSON
+  mode, then plain text read tolerantly; see ``modes``) and kept in the judge cache.
 - Verdicts are matched to claims by id. Missing ids, unreadable or truncated answers lead
   to a re-ask of only what is missing (with more max_tokens when truncated); a claim still
   without a verdict raises ``JudgeOutputError``. Nothing is guessed.
-- Retries, timeouts and rate limits live in ``transport`` (the SDK's own retries are off).
+- Retries, timeouts, rate limits and the adaptive concurrency live in ``transport`` (the
+  SDK's own retries are off). ``probe()`` checks URL, key and model before a run.
 - ``votes=k`` asks for k answers per check (``n=k``) and takes the majority per verdict;
   ``judge.stats`` reports how often the votes agreed.
-- Usage (calls, tokens, retries, USD cost from ``pricing``) is recorded after every call.
+- Usage (calls, re-asks, retries, timeouts, fallbacks, tokens, USD cost from ``pricing``)
+  is recorded after every call; ``endpoint_report()`` says how the endpoint was used.
 """
 
 from __future__ import annotations
@@ -32,13 +35,15 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from ...errors import InvalidInput, JudgeOutputError, MissingDependency
+from ...infra.store import JudgeCache
 from ...infra.transport import Limits, RetryPolicy
 from ...verdicts import Verdict
+from ..base import Usage, record_raw, record_usage
 from . import attribution, prompts
 from .batching import STRATEGIES, estimate_tokens, plan
 from .chat import OUTPUT_MODES, ChatEndpoint, JudgeStats, public_url
 from .coalesce import Coalescer
-from .output import read_claims, read_verdicts
+from .output import read_claims, read_verdicts, stray_cells
 from .pricing import Price
 
 __all__ = ["DEFAULT_BASE_URL", "JudgeSettings", "JudgeStats", "OpenAIJudge", "make_judge"]
@@ -57,13 +62,14 @@ class JudgeSettings:
     temperature: float | None = None   #: None: 0, or 0.7 when votes > 1
     seed: int | None = 0               #: sent to servers that support it; None: not sent
     votes: int = 1                     #: answers per check; majority vote when > 1
-    output_mode: str = "auto"          #: auto | json_schema | json_object | text
+    output_mode: str = "auto"          #: auto, or one of chat.OUTPUT_MODES to force it
     max_repairs: int = 2               #: re-asks for missing or unreadable verdicts
     max_output_tokens: int = 4096      #: ceiling when re-asking truncated answers
     max_concurrency: int = 16          #: concurrent requests per endpoint (base_url + model)
+    adaptive_concurrency: bool = True  #: halve on timeouts / queueing, grow back slowly
     requests_per_minute: float | None = None
     tokens_per_minute: float | None = None
-    timeout: float = 120.0             #: seconds per attempt
+    timeout: float = 120.0             #: seconds per attempt, from when it is sent
     max_retries: int = 6               #: retries of 429 / 5xx / timeouts / dropped connections
     prices: Mapping[str, Price] | None = None  #: model -> (USD in, USD out) per 1M tokens
     #: "lexical": token alignment decides misattributed noise (no extra call); "llm": one
@@ -115,7 +121,8 @@ class OpenAIJudge:
             model, self.base_url, api_key or os.environ.get("OPENAI_API_KEY"),
             output_mode=s.output_mode, temperature=self._temperature(), seed=s.seed,
             policy=RetryPolicy(max_retries=s.max_retries, timeout=s.timeout),
-            limits=Limits(s.max_concurrency, s.requests_per_minute, s.tokens_per_minute),
+            limits=Limits(s.max_concurrency, s.requests_per_minute, s.tokens_per_minute,
+                          adaptive=s.adaptive_concurrency),
             prices=s.prices, stats=self.stats)
         self._extracts = Coalescer(self._extract_batch)
         self._checks = Coalescer(self._check_batch)
@@ -136,6 +143,34 @@ class OpenAIJudge:
         else:
             ident["max_cells"] = s.max_cells
         return ident
+
+    def use_store(self, store: JudgeCache) -> None:
+        """Keep what the endpoint's output-mode negotiation learns in ``store`` (the judge
+        cache), so a rerun starts with the mode that worked."""
+        self._chat.negotiation.attach(store)
+
+    async def probe(self) -> None:
+        """One cheap request: ``JudgeUnavailable`` for an unreachable URL, a rejected key
+        or an unknown model, naming which."""
+        await self._chat.probe()
+
+    def endpoint_report(self) -> dict[str, Any]:
+        """How the endpoint was used: output mode (and how it was found), concurrency, and
+        the counts of calls, re-asks, retries, timeouts, fallbacks and failed calls."""
+        st = self.stats
+        neg = self._chat.negotiation.report()
+        mode = (self.settings.output_mode if self.settings.output_mode != "auto"
+                else neg["mode"])
+        report: dict[str, Any] = {
+            "endpoint": public_url(self.base_url), "model": self.model, "output_mode": mode,
+            "negotiated": self.settings.output_mode == "auto", "refused_modes": neg["refused"],
+            "mode_from_cache": neg["from_cache"], "calls": st.calls, "re_asks": st.repairs,
+            "retries": st.retries, "timeouts": st.timeouts, "fallbacks": st.mode_fallbacks,
+            "failed_calls": st.failed_calls, "calls_per_mode": dict(st.modes)}
+        if st.concurrency is not None:
+            now, lowest, ceiling = st.concurrency
+            report["concurrency"] = {"now": now, "lowest": lowest, "max": ceiling}
+        return report
 
     # -- the Judge protocol --------------------------------------------------------------
 
@@ -198,12 +233,14 @@ class OpenAIJudge:
                          128 + 2 * sum(estimate_tokens(t) for t in texts.values()))
         extra: list[prompts.Message] = []
         answer = ""
-        for _ in range(1 + self.settings.max_repairs):
+        for attempt in range(1 + self.settings.max_repairs):
+            if attempt:
+                self._re_ask()
             messages = prompts.extract_messages({t: texts[t] for t in todo}, question)
             answer, finish = (await self._chat.complete(
                 messages + extra, "claims", prompts.extract_schema(todo), max_tokens))[0]
+            record_raw(self._chat.redact(answer))
             if finish == "length":  # a cut list would silently drop claims: ask again, longer
-                self.stats.repairs += 1
                 max_tokens = self._longer(max_tokens, "claim extraction")
                 extra = []
                 continue
@@ -212,7 +249,6 @@ class OpenAIJudge:
             todo = [t for t in todo if t not in found]
             if not todo:
                 return found
-            self.stats.repairs += 1
             extra = [] if got else _correction(answer, "the JSON object of claim lists")
         raise JudgeOutputError(f"no usable claim list from {self.model} after "
                                f"{1 + self.settings.max_repairs} attempts; last answer: "
@@ -258,7 +294,9 @@ class OpenAIJudge:
         max_tokens = min(self.settings.max_output_tokens, 32 + 8 * len(pairs) + 8 * len(wanted))
         extra: list[prompts.Message] = []
         answers: list[tuple[str, str]] = []
-        for _ in range(1 + self.settings.max_repairs):
+        for attempt in range(1 + self.settings.max_repairs):
+            if attempt:
+                self._re_ask()
             used = sorted({c for cs in todo.values() for c in cs}, key=lambda c: int(c[1:]))
             messages = prompts.check_messages({p: premises[p] for p in todo},
                                               {c: claims[c] for c in used}, todo)
@@ -268,21 +306,25 @@ class OpenAIJudge:
             open_cells = {(p, c) for p, cs in todo.items() for c in cs}
             got_any = False
             for text, _ in answers:
-                for cell, verdict in read_verdicts(text, list(todo), used).items():
+                record_raw(self._chat.redact(text))
+                for cell, verdict in read_verdicts(text, todo).items():
                     if cell in open_cells:  # only what this round asked for
                         votes.setdefault(cell, []).append(verdict)
                         got_any = True
+            strays = stray_cells(answers[0][0], todo) if answers else []
             missing = [cell for cell in wanted if cell not in votes]
             if not missing:
                 break
-            self.stats.repairs += 1
             if any(finish == "length" for _, finish in answers):
                 max_tokens = self._longer(max_tokens, "verdicts")
             # Re-ask only for the pairs that still lack a verdict.
             todo = {}
             for p, c in missing:
                 todo.setdefault(p, []).append(c)
-            extra = [] if got_any else _correction(answers[0][0], "the JSON object of verdicts")
+            if strays:  # ids that were not asked for: say which ones are
+                extra = _id_correction(answers[0][0], strays, todo)
+            else:
+                extra = [] if got_any else _correction(answers[0][0], "the JSON object of verdicts")
         else:
             lacking = sorted({c for _, c in missing}, key=lambda c: int(c[1:]))
             raise JudgeOutputError(
@@ -291,6 +333,10 @@ class OpenAIJudge:
                 + f" after {1 + self.settings.max_repairs} attempts; last answer: "
                 + _snippet(answers[0][0] if answers else ""))
         return {cell: self._decide(vs) for cell, vs in votes.items()}
+
+    def _re_ask(self) -> None:
+        self.stats.repairs += 1
+        record_usage(Usage(re_asks=1))
 
     def _decide(self, votes: list[Verdict]) -> Verdict:
         """Majority of the votes; a tie is not a decision, so it counts as neutral."""
@@ -331,6 +377,17 @@ def _correction(answer: str, wanted: str) -> list[prompts.Message]:
     return [{"role": "assistant", "content": answer},
             {"role": "user", "content": f"That reply could not be read. Reply again with only "
                                         f"{wanted}, covering every id, and nothing else."}]
+
+
+def _id_correction(answer: str, strays: list[tuple[str, str]],
+                  todo: Mapping[str, Sequence[str]]) -> list[prompts.Message]:
+    """Follow-up turn after an answer that used ids nobody asked for."""
+    wrong = ", ".join(f"{p}/{c}" for p, c in strays[:8])
+    listed = "; ".join(f"{p}: {' '.join(cs)}" for p, cs in todo.items())
+    return [{"role": "assistant", "content": answer},
+            {"role": "user", "content": f"That reply used ids that were not asked for ({wrong}). "
+                                        f"Judge each premise only against the claim ids listed "
+                                        f"for it ({listed}) and reply with exactly those ids."}]
 
 
 def make_judge(arg: str | None, **kwargs: Any) -> OpenAIJudge:
