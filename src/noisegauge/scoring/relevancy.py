@@ -9,9 +9,11 @@ response (``engine.relevancy``). No reference or chunk is needed.
 
 >>> from noisegauge import AnswerRelevancy, FakeJudge
 >>> m = AnswerRelevancy(judge=FakeJudge(), embeddings="hashing")
->>> m.score(user_input="Can the Pro plan be cancelled anytime?", response="Yes. The Pro plan can
-... be cancelled anytime.", reference="It can.", retrieved_contexts=[]).value > 0.5
-True
+>>> r = m.score(user_input="Can the Pro plan be cancelled anytime?",
+...             response="The Pro plan can be cancelled anytime.", reference="It can.",
+...             retrieved_contexts=[])
+>>> r.value > 0.5, r.sample.relevancy.questions
+(True, ('Can the Pro plan be cancelled anytime?',))
 """
 
 from __future__ import annotations
