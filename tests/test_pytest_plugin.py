@@ -74,8 +74,13 @@ def test_bars_must_be_comparisons_and_columns_must_exist() -> None:
     with pytest.raises(InvalidInput, match="at least one bar"):
         assert_scores([CLEAN], judge=FakeJudge(), config=False)
     report = evaluate([CLEAN], ["faithfulness"], judge=FakeJudge(), cache=False, progress=False)
-    with pytest.raises(InvalidInput, match="no precision column"):
-        assert_scores(report, config=False, precision=">=0.5")
+    with pytest.raises(InvalidInput, match="no precison column"):  # a typo
+        assert_scores(report, config=False, precison=">=0.5")
+    # a metric of the family the run did not ask for is in every row all the same
+    assert_scores(report, config=False, precision=">=1.0")
+    with pytest.raises(ScoreAssertionError, match="noise_sensitivity_relevant <= 0.1: mean 0.500"):
+        assert_scores(evaluate([LEAKY], ["faithfulness"], judge=FakeJudge(), cache=False,
+                               progress=False), config=False, noise_sensitivity_relevant="<=0.1")
 
 
 def test_error_rows_fail_unless_allowed() -> None:

@@ -2,8 +2,10 @@
 
 >>> from noisegauge import FakeJudge
 >>> from noisegauge.pytest import assert_scores
->>> rows = [{"user_input": "q", "response": "A. B.", "reference": "A.",
-...          "retrieved_contexts": ["A.", "B."]}]
+>>> rows = [{"user_input": "How long is the notice?",
+...          "response": "The notice is 30 days. Refunds take 5 days.",
+...          "reference": "The notice is 30 days.",
+...          "retrieved_contexts": ["The notice is 30 days.", "Refunds take 5 days."]}]
 >>> report = assert_scores(rows, judge=FakeJudge(), noise_sensitivity_relevant="<=0.2")
 >>> try:
 ...     assert_scores(report, noise_sensitivity_irrelevant="<=0.2")
@@ -27,12 +29,14 @@ from typing import Any
 
 from .._async import run_sync
 from ..config import ProjectConfig, load_config
+from ..engine.metrics import METRIC_NAMES
 from ..errors import InvalidInput
 from ..judges.base import Judge
 from ..report.digest import outcome_lines, sample_lines
+from ..report.gate import GateReport
 from ..runner.evaluate import Report, aevaluate
 from ..scoring.metrics import Metric
-from ..thresholds import Outcome, SampleFailure, Threshold, check, failing_samples, parse_thresholds
+from ..thresholds import Outcome, SampleFailure, Threshold, parse_thresholds
 
 __all__ = ["ScoreAssertionError", "assert_scores", "aassert_scores", "failure_message"]
 
@@ -120,13 +124,16 @@ async def aassert_scores(report_or_samples: Any, /, *, judge: Judge | str | None
         report = await aevaluate(report_or_samples, wanted,
                                  judge=chosen if chosen is not None else (cfg.judge or "lexical"),
                                  progress=False)
-    missing = [t.metric for t in bars if t.metric not in report.metrics]
+    # Every metric of the family is in each row (one judged pass computes them all), so a
+    # bar may name one the run did not ask for; an unknown name is a typo.
+    known = {*report.metrics, *METRIC_NAMES}
+    missing = [t.metric for t in bars if t.metric not in known]
     if missing:
         raise InvalidInput(f"the report has no {', '.join(missing)} column(s) (it has "
                            f"{', '.join(report.metrics)}); score them or drop the bar")
-    outcomes = check(bars, report.summary())
-    # The samples worth showing are those that pull a *failed* bar the wrong way.
-    failures = failing_samples(report.rows(), [o.threshold for o in outcomes if not o.passed])
+    # Samples worth showing pull a *failed* bar the wrong way (GateReport keeps just those).
+    gate = GateReport.from_rows(report.rows(), report.metrics, bars, title="assert_scores")
+    outcomes, failures = list(gate.outcomes), list(gate.failures)
     errors = report.stats.status.get("error", 0)
     if any(not o.passed for o in outcomes) or (errors and not allow_errors):
         raise ScoreAssertionError(failure_message(report, outcomes, failures, worst=worst),
