@@ -30,9 +30,9 @@ CLEAN = {"id": "clean", "user_input": "Can the Pro plan be cancelled?",
 
 def _plugin_args() -> list[str]:
     """``-p`` only when the entry point is not installed (else pytest loads it already)."""
-    installed = any(ep.value == "noisegauge.pytest.plugin"
+    installed = any(ep.value == "noisegauge.pytest_plugin"
                     for ep in entry_points(group="pytest11"))
-    return [] if installed else ["-p", "noisegauge.pytest.plugin"]
+    return [] if installed else ["-p", "noisegauge.pytest_plugin"]
 
 
 def test_passing_bars_return_the_report() -> None:
@@ -124,7 +124,7 @@ def test_the_entry_point_is_declared() -> None:
     else:  # pragma: no cover
         tomllib = pytest.importorskip("tomli")
     data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert data["project"]["entry-points"]["pytest11"] == {"noisegauge": "noisegauge.pytest.plugin"}
+    assert data["project"]["entry-points"]["pytest11"] == {"noisegauge": "noisegauge.pytest_plugin"}
 
 
 # --- through pytest itself --------------------------------------------------------------------

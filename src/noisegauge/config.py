@@ -26,7 +26,11 @@ from typing import Any
 from .errors import InvalidInput, MissingDependency
 from .thresholds import Threshold, parse_thresholds
 
-__all__ = ["ProjectConfig", "find_pyproject", "load_config"]
+__all__ = ["ProjectConfig", "find_pyproject", "load_config", "SEARCH_ROOT"]
+
+#: Where a search for pyproject.toml starts when none is named: the pytest plugin sets it to
+#: pytest's rootdir for ``assert_scores``; None means the working directory.
+SEARCH_ROOT: Path | None = None
 
 _KEYS = {"judge", "metrics", "thresholds"}
 
@@ -43,7 +47,7 @@ class ProjectConfig:
 
 def find_pyproject(start: str | os.PathLike[str] | None = None) -> Path | None:
     """The nearest ``pyproject.toml`` at or above ``start`` (default: the working directory)."""
-    here = Path(start or Path.cwd()).resolve()
+    here = Path(start or SEARCH_ROOT or Path.cwd()).resolve()
     if here.is_file():
         here = here.parent
     for folder in (here, *here.parents):

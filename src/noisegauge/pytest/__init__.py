@@ -16,7 +16,7 @@ noisegauge: 1 of 1 thresholds failed (1 samples)
 The failure message names the failed bars, the worst samples and their leaked claims.
 Bars may come from ``[tool.noisegauge.thresholds]`` in pyproject.toml (see
 ``noisegauge.config``); keyword bars replace the file's bar for the same metric. The plugin
-(``noisegauge.pytest.plugin``, registered through the ``pytest11`` entry point) adds
+(``noisegauge.pytest_plugin``, registered through the ``pytest11`` entry point) adds
 ``pytest --noisegauge-report=report.html``: one HTML report of every evaluation in the session.
 """
 
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from .._async import run_sync
@@ -39,10 +38,6 @@ from ..scoring.metrics import Metric
 from ..thresholds import Outcome, SampleFailure, Threshold, parse_thresholds
 
 __all__ = ["ScoreAssertionError", "assert_scores", "aassert_scores", "failure_message"]
-
-#: Where ``assert_scores`` looks for pyproject.toml when no ``config`` is given; the plugin
-#: sets it to pytest's rootdir (else the working directory is used).
-CONFIG_ROOT: Path | None = None
 
 
 class ScoreAssertionError(AssertionError):
@@ -62,7 +57,7 @@ def _config(config: ProjectConfig | str | os.PathLike[str] | bool | None) -> Pro
     if config is False:
         return ProjectConfig()
     if config is None or config is True:
-        return load_config(search_from=CONFIG_ROOT)
+        return load_config()  # the nearest pyproject.toml above pytest's rootdir
     return load_config(config)
 
 

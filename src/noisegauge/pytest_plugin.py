@@ -6,7 +6,8 @@
 - ``assert_scores`` reads ``[tool.noisegauge]`` from the pyproject.toml at pytest's rootdir.
 
 The plugin loads in every pytest run where noisegauge is installed, so it imports nothing
-heavy and does nothing unless asked.
+heavy and does nothing unless asked (it lives outside ``noisegauge.pytest``, whose imports
+are the evaluation machinery).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ class SessionReports:
     def write(self) -> Path | None:
         if self.path is None or not self.reports:
             return None
-        from ..report import RunInfo, now_text, write_report
+        from .report import RunInfo, now_text, write_report
 
         judges: list[Any] = []
         for _, report in self.reports:
@@ -66,8 +67,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    from .. import pytest as api
-    from ..runner.observe import add_observer
+    from . import config as settings
+    from .runner.observe import add_observer
 
     raw = config.getoption("noisegauge_report", None)
     path = Path(os.path.expanduser(raw)) if raw else None
@@ -75,7 +76,7 @@ def pytest_configure(config: pytest.Config) -> None:
         path = Path(config.invocation_params.dir) / path
     reports = SessionReports(path)
     config.stash[_KEY] = reports
-    api.CONFIG_ROOT = config.rootpath
+    settings.SEARCH_ROOT = config.rootpath
     add_observer(reports.add)
 
 
@@ -113,10 +114,10 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    from .. import pytest as api
-    from ..runner.observe import remove_observer
+    from . import config as settings
+    from .runner.observe import remove_observer
 
     reports = config.stash.get(_KEY, None)
     if reports is not None:
         remove_observer(reports.add)
-        api.CONFIG_ROOT = None
+        settings.SEARCH_ROOT = None
