@@ -143,7 +143,8 @@ def test_score_warns_loudly_and_strict_stops_before_the_dataset(fake_openai_serv
     proc = _score(fake_openai_server, tmp_path, "--strict")
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "judge canaries" in proc.stderr and "--strict" in proc.stderr
-    assert len(fake_openai_server.chat_requests()) == 3  # the canaries, nothing else
+    asked = [r.body["messages"][-1]["content"] for r in fake_openai_server.chat_requests()]
+    assert asked[0] == "Say OK." and len(asked) == 4  # the probe, the canaries, nothing else
     assert not (tmp_path / "out.jsonl").exists()
 
 

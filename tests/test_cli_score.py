@@ -39,11 +39,14 @@ def test_scores_a_jsonl_file(tmp_path: Path) -> None:
     data.insert(2, {"id": "bad", "user_input": "q", "response": "r"})  # no reference, no contexts
     src = _jsonl(tmp_path / "in.jsonl", data)
     res = _invoke(str(src), "--judge", "fake", "--out", str(tmp_path / "out.jsonl"), "-q")
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == 3, res.output  # an error row and no gate: exit 3, said loudly
+    assert "1 of 6 rows could not be scored (1 input)" in res.stderr
+    assert "row 2 (input): row 2, field 'reference'" in res.stderr
     out = _out(tmp_path / "out.jsonl")
     assert [r["index"] for r in out] == list(range(6))
     assert [r["id"] for r in out] == [d["id"] for d in data]
     assert out[2]["status"] == "error" and "row 2, field 'reference'" in out[2]["reason"]
+    assert out[2]["error_kind"] == "input" and out[0]["error_kind"] is None
     assert set(out[0]["metrics"]) == set(METRIC_NAMES)
     assert out[0]["usage"]["calls"] == 10
     for name in ("noise_sensitivity_relevant", "faithfulness", "95% CI", "undefined", "errors"):
@@ -99,7 +102,9 @@ def test_strict_stops_at_the_first_bad_row(tmp_path: Path) -> None:
     res = _invoke(str(src), "--judge", "fake", "--strict", "-q")
     assert res.exit_code == 2
     assert "row 1, field 'retrieved_contexts'" in res.stderr
-    assert _invoke(str(src), "--judge", "fake", "-q").exit_code == 0
+    assert "Nothing was saved (no --out)" in res.stderr
+    assert _invoke(str(src), "--judge", "fake", "-q").exit_code == 3
+    assert _invoke(str(src), "--judge", "fake", "-q", "--allow-errors").exit_code == 0
 
 
 def test_precomputed_ragchecker_input_and_output(tmp_path: Path) -> None:
@@ -151,8 +156,11 @@ def test_progress_and_notes_on_stderr_only(tmp_path: Path) -> None:
     loud = _invoke(str(src), "--judge", "fake")
     assert "rows/s" not in loud.stdout and "could not be scored" in loud.stderr
     assert "2/3" not in loud.stdout and "3/3" in loud.stderr
-    quiet = _invoke(str(src), "--judge", "fake", "-q")
-    assert quiet.stderr == "" and quiet.stdout.startswith("noisegauge summary")
+    quiet = _invoke(str(src), "--judge", "fake", "-q", "--allow-errors")
+    assert quiet.stdout.startswith("noisegauge summary")
+    # -q silences progress and notes, never the error rows.
+    assert quiet.stderr.startswith("error: 1 of 3 rows could not be scored")
+    assert "3/3" not in quiet.stderr
 
 
 def test_cache_flags(tmp_path: Path) -> None:
@@ -177,7 +185,8 @@ def test_endpoint_options_reach_the_judge(tmp_path: Path, monkeypatch: pytest.Mo
     assert res.exit_code == 0, res.output
     assert KwargsJudge.seen == {"model": "my-model", "base_url": "http://localhost:9/v1",
                                 "api_key": "sk-test"}
-    res = _invoke(str(src), "--judge", "precomputed", "--base-url", "http://x", "-q")
+    res = _invoke(str(src), "--judge", "precomputed", "--base-url", "http://x", "-q",
+                  "--allow-errors")
     assert res.exit_code == 0  # precomputed ignores extra settings; nothing to reach
     res = _invoke(str(src), "--judge", "fake", "--base-url", "http://x", "-q")
     assert res.exit_code == 2 and "does not take --base-url" in res.output

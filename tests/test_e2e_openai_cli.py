@@ -38,7 +38,8 @@ def test_score_examples_with_openai_judge(fake_openai_server: FakeOpenAIServer, 
     # Two calls per sample: one joint extraction, one joint check (none for a no-claim answer).
     assert sum(r["usage"]["calls"] for r in rows) <= 2 * n
     assert all(r["usage"]["prompt_tokens"] > 0 for r in rows if r["usage"]["calls"])
-    modes = {req.mode for req in fake_openai_server.requests if req.status == 200}
+    modes = {req.mode for req in fake_openai_server.requests if req.status == 200
+             and req.body["messages"][-1]["content"] != "Say OK."}  # the probe asks in text
     assert modes == ({"json_schema"} if json_schema else {"json_object"})
     # The key never leaks into results or output.
     assert "sk-secret-e2e-key" not in out.read_text() + proc.stdout + proc.stderr

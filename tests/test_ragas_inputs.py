@@ -14,6 +14,7 @@ import pytest
 from pydantic import BaseModel
 
 from noisegauge import Faithfulness, FakeJudge, NoiseSensitivity, evaluate
+from noisegauge.errors import InvalidInput
 
 ROWS = [
     {"user_input": "What is the cancellation policy for the Pro plan?",
@@ -142,7 +143,7 @@ def test_metrics_need_no_judge_and_take_llm_as_the_judges_other_name() -> None:
     assert type(Faithfulness(llm="fake").judge).__name__ == "FakeJudge"
     with pytest.raises(TypeError, match="not both"):
         NoiseSensitivity(judge=judge, llm=judge)
-    with pytest.raises(TypeError, match="cannot use a builtins.object as a judge"):
+    with pytest.raises(InvalidInput, match="cannot use a builtins.object as a judge"):
         NoiseSensitivity(llm=object())
 
 

@@ -18,6 +18,7 @@ from .errors import (
     NoiseGaugeError,
     SyncInAsyncError,
 )
+from .infra import secrets as _secrets  # noqa: F401  (installs the log redaction filter)
 from .judges import FakeJudge, Judge, Usage, get_judge
 from .samples import Sample
 from .scoring import (

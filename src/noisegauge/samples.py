@@ -12,10 +12,13 @@ from typing import Any
 from .engine.matrix import ClaimVerdicts
 from .errors import InvalidSample
 
-__all__ = ["Sample", "MAX_CHUNK_CHARS", "FIELD_ALIASES"]
+__all__ = ["Sample", "MAX_CHUNK_CHARS", "MAX_TEXT_CHARS", "FIELD_ALIASES", "check_sizes"]
 
-#: A chunk longer than this is almost certainly a whole document pasted by mistake.
-MAX_CHUNK_CHARS = 200_000
+#: The longest question, response, reference or chunk accepted (``max_chars`` changes it):
+#: a longer one is almost certainly a whole document pasted by mistake, and judging it
+#: would take minutes.
+MAX_TEXT_CHARS = 200_000
+MAX_CHUNK_CHARS = MAX_TEXT_CHARS
 
 #: Canonical field -> accepted names, first match wins (Ragas, older Ragas, RAGChecker).
 FIELD_ALIASES: dict[str, tuple[str, ...]] = {
@@ -55,8 +58,13 @@ class Sample:
         _validate(self, row=None)
 
     @classmethod
-    def from_record(cls, record: Mapping[str, Any], row: int | None = None) -> Sample:
+    def from_record(cls, record: Mapping[str, Any], row: int | None = None, *,
+                    max_chars: int = MAX_TEXT_CHARS) -> Sample:
         """Build a sample from a dict using any accepted field names.
+
+        Two accepted names for one field with different values (``response`` and
+        ``answer``) are refused, as are ids that are not a string or an integer, and
+        texts longer than ``max_chars``.
 
         >>> Sample.from_record({"question": "q", "answer": "a", "ground_truth": "r",
         ...                     "contexts": ["c"]}).retrieved_contexts
@@ -68,8 +76,7 @@ class Sample:
         response = _text(record, "response", row, allow_empty=True)
         reference = _text(record, "reference", row, allow_empty=False)
         contexts, chunk_ids = _contexts(record, row)
-        raw_id = _first(record, "id")[1]
-        sample_id = None if raw_id is None else str(raw_id)
+        sample_id = _id(record, row)
         metadata = record.get("metadata")
         if metadata is None:
             metadata = {k: v for k, v in record.items() if k not in _KNOWN}
@@ -82,7 +89,7 @@ class Sample:
                             ("id", sample_id), ("chunk_ids", chunk_ids),
                             ("metadata", dict(metadata)), ("precomputed", precomputed)):
             object.__setattr__(sample, name, value)
-        _validate(sample, row)
+        _validate(sample, row, max_chars)
         return sample
 
     def to_record(self) -> dict[str, Any]:
@@ -97,15 +104,32 @@ class Sample:
         return out
 
 
-def _first(record: Mapping[str, Any], canonical: str) -> tuple[str, Any]:
-    for name in FIELD_ALIASES[canonical]:
-        if name in record and record[name] is not None:
-            return name, record[name]
-    return FIELD_ALIASES[canonical][0], None
+def _first(record: Mapping[str, Any], canonical: str, row: int | None = None) -> tuple[str, Any]:
+    """The field under its first accepted name; two names with different values are refused."""
+    found = [(name, record[name]) for name in FIELD_ALIASES[canonical]
+             if name in record and record[name] is not None]
+    if not found:
+        return FIELD_ALIASES[canonical][0], None
+    for name, value in found[1:]:
+        if value != found[0][1]:
+            raise InvalidSample(f"'{found[0][0]}' and '{name}' are both given, with different "
+                                "values", row=row, field=canonical,
+                                expected=f"only one of {found[0][0]}, {name}")
+    return found[0]
+
+
+def _id(record: Mapping[str, Any], row: int | None) -> str | None:
+    name, value = _first(record, "id", row)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise InvalidSample(f"has type {type(value).__name__}", row=row, field=name,
+                            expected="a string or a number, kept as given")
+    return value if isinstance(value, str) else str(value)
 
 
 def _text(record: Mapping[str, Any], canonical: str, row: int | None, *, allow_empty: bool) -> str:
-    name, value = _first(record, canonical)
+    name, value = _first(record, canonical, row)
     accepted = " or ".join(FIELD_ALIASES[canonical])
     if value is None:
         raise InvalidSample("is missing", row=row, field=canonical,
@@ -121,7 +145,7 @@ def _text(record: Mapping[str, Any], canonical: str, row: int | None, *, allow_e
 
 
 def _contexts(record: Mapping[str, Any], row: int | None) -> tuple[tuple[str, ...], tuple[str | None, ...] | None]:
-    name, value = _first(record, "retrieved_contexts")
+    name, value = _first(record, "retrieved_contexts", row)
     if value is None:
         raise InvalidSample("is missing", row=row, field="retrieved_contexts",
                             expected="a list of strings under retrieved_contexts or contexts, "
@@ -176,7 +200,23 @@ def _precomputed(record: Mapping[str, Any], n_chunks: int, row: int | None) -> C
                             expected="RAGChecker's shapes ([claims][chunks])") from exc
 
 
-def _validate(sample: Sample, row: int | None) -> None:
+def check_sizes(sample: Sample, max_chars: int = MAX_TEXT_CHARS, row: int | None = None) -> None:
+    """Raise ``InvalidSample`` for a question, response, reference or chunk over ``max_chars``."""
+    for name in ("user_input", "response", "reference"):
+        n = len(getattr(sample, name))
+        if n > max_chars:
+            raise InvalidSample(f"has {n:,} characters", row=row, field=name,
+                                expected=f"at most {max_chars:,} characters (raise the limit "
+                                         "with max_chars= / --max-chars)")
+    for j, chunk in enumerate(sample.retrieved_contexts):
+        if isinstance(chunk, str) and len(chunk) > max_chars:
+            raise InvalidSample(f"item {j} has {len(chunk):,} characters", row=row,
+                                field="retrieved_contexts",
+                                expected=f"at most {max_chars:,} characters per chunk; "
+                                         "split long documents into chunks")
+
+
+def _validate(sample: Sample, row: int | None, max_chars: int = MAX_TEXT_CHARS) -> None:
     for name in ("user_input", "response", "reference"):
         if not isinstance(getattr(sample, name), str):
             raise InvalidSample(f"has type {type(getattr(sample, name)).__name__}", row=row,
@@ -189,11 +229,7 @@ def _validate(sample: Sample, row: int | None) -> None:
         if not isinstance(chunk, str):
             raise InvalidSample(f"item {j} has type {type(chunk).__name__}", row=row,
                                 field="retrieved_contexts", expected="a string")
-        if len(chunk) > MAX_CHUNK_CHARS:
-            raise InvalidSample(f"item {j} has {len(chunk):,} characters", row=row,
-                                field="retrieved_contexts",
-                                expected=f"at most {MAX_CHUNK_CHARS:,} characters per chunk; "
-                                         "split long documents into chunks")
+    check_sizes(sample, max_chars, row)
     if sample.chunk_ids is not None and len(sample.chunk_ids) != len(sample.retrieved_contexts):
         raise InvalidSample("has a different length than retrieved_contexts", row=row,
                             field="chunk_ids", expected="one id per chunk")

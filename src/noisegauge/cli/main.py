@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import importlib
+import os
+import sys
+import traceback
 from typing import Any
 
 import click
@@ -43,5 +46,39 @@ def cli() -> None:
     """Measure whether retrieval noise leaks into a RAG system's answers, claim by claim."""
 
 
+#: A crash (a bug in noisegauge or in a custom judge or pipeline): a traceback and this code,
+#: never 1, which means a failed gate.
+EXIT_BUG = 4
+
+
 def main(argv: Any = None) -> None:
-    cli.main(args=argv, prog_name="noisegauge")
+    """The console entry point: click's own handling, plus exit codes that keep their
+    meaning (Ctrl-C 130, a closed stdout pipe never a traceback, a bug 4)."""
+    try:
+        code = cli.main(args=argv, prog_name="noisegauge", standalone_mode=False)
+    except click.exceptions.Abort:  # click's name for Ctrl-C outside a command's own handling
+        click.echo("interrupted", err=True)
+        code = 130
+    except click.ClickException as exc:
+        exc.show()
+        code = exc.exit_code
+    except BrokenPipeError:  # stdout closed (``| head``): nothing more to say to it
+        _silence_stdout()
+        code = 0
+    except Exception:
+        from ..infra.secrets import redact
+
+        click.echo(redact(traceback.format_exc()), err=True)
+        click.echo("noisegauge stopped on an unexpected error (a bug, in noisegauge or in a "
+                   "custom judge or pipeline); please report it with the traceback above.",
+                   err=True)
+        code = EXIT_BUG
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass

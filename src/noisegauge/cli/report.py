@@ -12,6 +12,7 @@ import click
 from rich.console import Console
 
 from ..errors import NoiseGaugeError
+from .console import error
 
 __all__ = ["report"]
 
@@ -40,7 +41,7 @@ def report(results: Path | None, out: Path, compare: Path | None, stress: Path |
     from ..report import file_info, read_results, write_report
     from ..report.data import fill_inputs
 
-    err = Console(stderr=True, highlight=False)
+    err = Console(stderr=True, highlight=False, markup=False)
     try:
         if results is None:
             if stress is None:
@@ -62,7 +63,7 @@ def report(results: Path | None, out: Path, compare: Path | None, stress: Path |
         path = write_report(out, rows, info=file_info(results, title), compare=other,
                             compare_label=label or "other", stress=stress)
     except NoiseGaugeError as exc:
-        err.print(f"[red]error:[/red] {exc}")
+        error(str(exc))  # literal: a path with [brackets] must print as it is
         sys.exit(2)
     size = path.stat().st_size
-    Console(highlight=False).print(f"report: {path} ({size / 1e6:.2f} MB, {len(rows):,} samples)")
+    Console(highlight=False, markup=False).print(f"report: {path} ({size / 1e6:.2f} MB, {len(rows):,} samples)")

@@ -1,7 +1,18 @@
 """``noisegauge score INPUT``: score a dataset file; summary on stdout, progress on stderr.
 
-Exit codes: 0 done; 1 a ``--fail-above``/``--fail-below`` gate failed; 2 bad invocation,
-unreadable input, or a bad row under ``--strict``. Bad rows otherwise become ``error`` rows.
+The run itself is ``aevaluate`` (the Python API's), with only the run's totals kept in
+memory; this module turns its outcome into a summary, messages and an exit code:
+
+- 0: every row scored (ok or undefined) and every gate passed;
+- 1: a ``--fail-above``/``--fail-below`` gate failed, or error rows exceed
+  ``--max-error-rate`` (0 by default once a gate is set);
+- 2: bad invocation; unreadable or empty input; a judge that cannot work (probe failed,
+  or ``--max-consecutive-failures`` rows in a row could not reach it); ``--strict`` stopped
+  at an error. Finished rows are kept for the next run;
+- 3: no gate, but some rows are errors (``--allow-errors`` accepts them);
+- 4: a crash, i.e. a bug (``cli.main``: the traceback is printed);
+- 130: interrupted (Ctrl-C).
+
 CSV input: one row per sample with a header; list columns (``retrieved_contexts`` or
 ``contexts``) hold a JSON list, e.g. ``["chunk one", "chunk two"]``.
 """
@@ -9,51 +20,42 @@ CSV input: one row per sample with a header; list columns (``retrieved_contexts`
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import logging
-import sys
-from collections.abc import Iterator
+import errno
+import itertools
+import os
+import time
 from pathlib import Path
 from typing import Any
 
 import click
 from rich import box
-from rich.console import Console
-from rich.logging import RichHandler
 from rich.table import Table
+from rich.text import Text
 
-from ..engine.metrics import COMPAT_MODES, check_compat
-from ..errors import InvalidSample, NoiseGaugeError
-from ..infra.store import resolve_cache
-from ..io.readers import FORMATS, open_source
-from ..io.writers import OUTPUT_FORMATS, output_format
+from ..engine.metrics import COMPAT_MODES, Compat, check_compat
+from ..errors import InvalidInput, InvalidSample, JudgeError, NoiseGaugeError
+from ..infra.secrets import register_secret
+from ..infra.store import JudgeCache, resolve_cache
+from ..io.readers import FORMATS, Source, open_source
+from ..io.writers import OUTPUT_FORMATS
+from ..judges.base import Judge
 from ..judges.canaries import CanaryReport, watch
 from ..judges.llm.modes import MODES
 from ..judges.registry import get_judge
-from ..runner.journal import Journal
-from ..runner.plan import aclose_judges, build_plan
-from ..runner.progress import RichProgress, usage_line
-from ..runner.run import arun, finalize
+from ..runner.evaluate import Report, aevaluate
+from ..runner.journal import journal_path
+from ..runner.plan import Plan, aclose_judges, resolve_metrics
+from ..runner.progress import usage_line
 from ..runner.stats import RunStats
+from ..samples import MAX_TEXT_CHARS
 from .ci import bars, ci_options, config_of, gates_of, write_ci_outputs
+from .console import cli_logging, error, note, stdout
 from .gates import Gate, check_gates, parse_gates
 from .judging import check_canaries, endpoint_lines, summary_usage_line
 
 __all__ = ["score"]
 
-@contextlib.contextmanager
-def _logging(quiet: bool) -> Iterator[None]:
-    """noisegauge's warnings on stderr for the length of the command."""
-    logger = logging.getLogger("noisegauge")
-    handler = RichHandler(console=Console(stderr=True), show_time=False, show_path=False)
-    handler.setLevel(logging.ERROR if quiet else logging.INFO)
-    logger.addHandler(handler)
-    old, logger.propagate = logger.propagate, False
-    try:
-        yield
-    finally:
-        logger.removeHandler(handler)
-        logger.propagate = old
+EXIT_OK, EXIT_GATE, EXIT_USAGE, EXIT_ERRORS, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 
 def _table(stats: RunStats) -> Table:
@@ -64,7 +66,8 @@ def _table(stats: RunStats) -> Table:
         table.add_column(col, justify="right", no_wrap=True)
     for name, s in stats.summary().items():
         mean = "undefined" if s.mean is None else f"{s.mean:.3f}"
-        ci = "-" if s.ci is None else f"[{s.ci[0]:.3f}, {s.ci[1]:.3f}]"
+        # One value has no spread: an interval there would claim a certainty it lacks.
+        ci = "-" if s.ci is None or s.n < 2 else f"[{s.ci[0]:.3f}, {s.ci[1]:.3f}]"
         extra = [f"{doubt[name]:.0%}" if name in doubt else "-"] if doubt else []
         table.add_row(name, mean, ci, str(s.n), str(s.undefined), str(s.errors), *extra)
     return table
@@ -72,8 +75,7 @@ def _table(stats: RunStats) -> Table:
 
 def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None,
                    judges: tuple[Any, ...] = (), canaries: CanaryReport | None = None) -> None:
-    # Piped into a file or CI log, rich would assume 80 columns and truncate names.
-    console = Console(highlight=False, width=None if sys.stdout.isatty() else 100)
+    console = stdout()
     console.print(_table(stats))
     hint = stats.uncertain_hint()
     if hint:
@@ -83,9 +85,10 @@ def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None,
                   f"{st.get('undefined', 0):,}, error {st.get('error', 0):,}")
     console.print(summary_usage_line(u))
     for line in endpoint_lines(judges):
-        console.print(line, soft_wrap=True)
+        console.print(line)
     if canaries is not None and canaries.total:
-        console.print(canaries.line() + ("" if canaries.ok else "  [bold red]BELOW THE BAR[/]"))
+        console.print(Text(canaries.line()) + (Text("") if canaries.ok else
+                                               Text("  BELOW THE BAR", style="bold red")))
     if stats.resumed:
         console.print(f"resumed {stats.resumed:,} rows from an interrupted run; "
                       f"this run: {usage_line(stats)}")
@@ -95,6 +98,53 @@ def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None,
         console.print(f"cache: {cache_path}")
 
 
+def _print_errors(stats: RunStats) -> None:
+    """The error rows, loud: how many, of which kind, and the first reasons."""
+    n = stats.status.get("error", 0)
+    kinds = ", ".join(f"{count:,} {kind}" for kind, count in sorted(stats.error_kinds.items()))
+    error(f"{n:,} of {stats.rows:,} rows could not be scored ({kinds}); the first:")
+    for index, kind, reason in stats.first_errors[:5]:
+        note(f"  row {index} ({kind}): {reason}")
+
+
+def _saved(out: Path | None) -> str:
+    """A true statement about what an interrupted or stopped run left behind."""
+    if out is None:
+        return "Nothing was saved (no --out); with --out, finished rows are kept for a rerun."
+    partial = journal_path(out)
+    if partial.exists():
+        return f"Finished rows are kept in {partial}: run the same command to resume."
+    return "No row had finished, so nothing was saved."
+
+
+def _check_writable(out: Path) -> None:
+    """Make ``out``'s folder, or raise the OSError that writing there would raise."""
+    folder = out.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    if not os.access(folder, os.W_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(folder))
+
+
+def _open_input(path: Path, fmt: str | None) -> Source:
+    """The input's rows, with an empty input refused up front."""
+    source = open_source(path, fmt)
+    rows = iter(source)
+    first = next(rows, None)
+    if first is None:
+        raise InvalidInput(f"{path}: no rows to score (the file is empty)")
+    return Source(itertools.chain([first], rows), source.total, source.name)
+
+
+def _make_judge(spec: str, settings: dict[str, Any]) -> Judge:
+    given = {k: v for k, v in settings.items() if v is not None}
+    register_secret(given.get("api_key"))
+    try:
+        return get_judge(spec, **given)
+    except TypeError as exc:
+        flags = ", ".join("--" + k.replace("_", "-") for k in given)
+        raise click.UsageError(f"judge {spec!r} does not take {flags} ({exc})") from exc
+
+
 @click.command()
 @click.argument("input_path", metavar="INPUT", type=click.Path(path_type=Path))
 @click.option("--judge", "judge_spec", default="lexical", show_default=True,
@@ -102,6 +152,10 @@ def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None,
                    "openai:MODEL, nli:PATH.")
 @click.option("--base-url", help="Endpoint of an OpenAI-compatible judge.")
 @click.option("--api-key", help="API key of the judge (default: the provider's env variable).")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="Seconds one judge request may take before it is retried (remote judges).")
+@click.option("--max-retries", type=click.IntRange(min=0), metavar="N",
+              help="Retries of a failed judge request (remote judges).")
 @click.option("--out", "out", type=click.Path(path_type=Path, dir_okay=False),
               help="Write one result per input row, in input order: .jsonl (default), "
                    ".json (RAGChecker format), .csv or .parquet. Resumes if interrupted.")
@@ -116,6 +170,18 @@ def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None,
               help="Exit 1 if the metric's mean exceeds VALUE (repeatable).")
 @click.option("--fail-below", multiple=True, metavar="METRIC=VALUE",
               help="Exit 1 if the metric's mean is below VALUE (repeatable).")
+@click.option("--max-error-rate", type=click.FloatRange(0, 1), metavar="R",
+              help="Exit 1 if more than this share of rows are errors (default 0 when a gate "
+                   "is set).")
+@click.option("--allow-errors", is_flag=True,
+              help="Error rows do not change the exit code (without gates: exit 0, not 3).")
+@click.option("--max-consecutive-failures", type=click.IntRange(min=0), default=10,
+              show_default=True, metavar="N",
+              help="Stop (exit 2, rows kept) after N rows in a row fail to reach the judge; "
+                   "0: never.")
+@click.option("--max-chars", type=click.IntRange(min=1), default=MAX_TEXT_CHARS,
+              show_default=True, help="Longest question, response, reference or chunk; a "
+                                      "longer one makes an error row.")
 @click.option("--concurrency", default=8, show_default=True, type=click.IntRange(min=1),
               help="Samples judged at once.")
 @click.option("--no-canaries", is_flag=True,
@@ -128,7 +194,7 @@ def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None,
               help="Judge cache file (default: $NOISEGAUGE_CACHE or the user cache directory).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the judge cache.")
 @click.option("--restart", is_flag=True, help="Ignore results left by an interrupted run.")
-@click.option("--strict", is_flag=True, help="Stop at the first bad row (exit 2).")
+@click.option("--strict", is_flag=True, help="Stop at the first error row of any kind (exit 2).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or notes on stderr.")
 @click.option("--compat", type=click.Choice(COMPAT_MODES),
               help="ragchecker: RAGChecker's computation.py values (0.0) where a metric has no "
@@ -136,9 +202,11 @@ def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None,
 @ci_options
 @click.pass_context
 def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str | None,
-          api_key: str | None, out: Path | None, out_format: str | None,
-          report_path: Path | None, input_format: str | None, metrics: str | None,
-          fail_above: tuple[str, ...], fail_below: tuple[str, ...], concurrency: int,
+          api_key: str | None, timeout: float | None, max_retries: int | None, out: Path | None,
+          out_format: str | None, report_path: Path | None, input_format: str | None,
+          metrics: str | None,
+          fail_above: tuple[str, ...], fail_below: tuple[str, ...], max_error_rate: float | None,
+          allow_errors: bool, max_consecutive_failures: int, max_chars: int, concurrency: int,
           no_canaries: bool, output_mode: str | None, max_concurrency: int | None,
           cache_path: Path | None, no_cache: bool, restart: bool, strict: bool,
           quiet: bool, compat: str | None, config_path: Path | None, junit_path: Path | None,
@@ -149,145 +217,151 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
     retrieved_contexts/contexts/retrieved_context. In CSV, contexts are a JSON list:
     "[""chunk one"", ""chunk two""]".
 
-    A bad row becomes an error row naming its row and field; the run goes on (--strict stops).
-    Interrupted with --out? Run the same command again: finished rows are not judged again.
+    A bad row or a failed judge call becomes an error row naming its reason; the run goes
+    on (--strict stops). Interrupted with --out? Run the same command again: finished rows
+    are not judged again.
 
-    Exit codes: 0 done, 1 a --fail-above/--fail-below gate failed, 2 bad invocation or input.
+    Exit codes: 0 all rows scored and gates passed; 1 a gate failed or too many error rows;
+    2 bad invocation or input, or the judge cannot be used; 3 error rows without a gate
+    (--allow-errors: 0); 4 a crash (a bug); 130 interrupted.
     """
     gates = parse_gates(fail_above, "above") + parse_gates(fail_below, "below")
-    err = Console(stderr=True, highlight=False)
+    if no_cache and cache_path is not None:
+        raise click.UsageError("--cache and --no-cache contradict each other")
+    if out is not None and input_path.exists() and out.exists() and out.samefile(input_path):
+        raise click.UsageError("--out would overwrite INPUT; choose another file")
     try:
         cfg = config_of(config_path)
     except NoiseGaugeError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        sys.exit(2)
+        raise click.BadParameter(str(exc), param_hint="--config") from None
     all_bars = bars(gates, cfg)  # the file's bars, with the flags' replacing theirs
     gates = gates_of(all_bars)
     metrics = metrics if metrics is not None or cfg.metrics is None else ",".join(cfg.metrics)
     if cfg.judge and ctx.get_parameter_source("judge_spec") is click.core.ParameterSource.DEFAULT:
         judge_spec = cfg.judge
-    ci: dict[str, Any] = {"junit": junit_path, "markdown": markdown_path}
-    with _logging(quiet):
+    settings = {"base_url": base_url, "api_key": api_key, "timeout": timeout,
+                "max_retries": max_retries, "output_mode": output_mode,
+                "max_concurrency": max_concurrency}
+    ci_files = junit_path is not None or markdown_path is not None
+    started = time.monotonic()
+    with cli_logging(quiet):
         try:
-            settings = {k: v for k, v in (("output_mode", output_mode),
-                                          ("max_concurrency", max_concurrency)) if v is not None}
-            stats, cache_file, judge, canaries = _run(
-                input_path, judge_spec, base_url, api_key, out, out_format, input_format,
-                metrics, gates, concurrency, cache_path, no_cache, restart, strict, quiet,
-                settings, report_path, compat, canaries_on=not no_canaries, ci=ci)
+            report, cache_file, judge, canaries = _run(
+                input_path, input_format, judge_spec, settings, metrics, gates, cache_path,
+                no_cache, out=out, out_format=out_format, restart=restart, strict=strict,
+                quiet=quiet, concurrency=concurrency, max_chars=max_chars,
+                failures=max_consecutive_failures, report_path=report_path,
+                compat=check_compat(compat), canaries_on=not no_canaries,
+                keep_rows=report_path is not None or ci_files)
         except InvalidSample as exc:
-            err.print(f"[red]error:[/red] {exc}; stopping (--strict). Finished rows are kept "
-                      "for the next run.")
-            sys.exit(2)
+            error(f"{exc}; stopped (--strict). {_saved(out)}")
+            raise SystemExit(EXIT_USAGE) from None
+        except JudgeError as exc:
+            error(f"{exc}. {_saved(out)}")
+            raise SystemExit(EXIT_USAGE) from None
         except NoiseGaugeError as exc:
-            err.print(f"[red]error:[/red] {exc}")
-            sys.exit(2)
+            error(str(exc))
+            raise SystemExit(EXIT_USAGE) from None
+        except OSError as exc:  # --out in a read-only folder, a full disk, an unreadable input
+            where = f": {exc.filename}" if exc.filename else ""
+            error(f"{exc.strerror or exc}{where}. {_saved(out)}")
+            raise SystemExit(EXIT_USAGE) from None
         except KeyboardInterrupt:
-            err.print("interrupted; finished rows are saved. Run the same command to resume.")
-            sys.exit(130)
-    if stats.first_errors and not quiet:
-        err.print(f"{stats.status['error']:,} row(s) could not be scored (status error); first:")
-        for _, reason in stats.first_errors[:5]:
-            err.print(f"  {reason}", soft_wrap=True)
-    _print_summary(stats, out, cache_file, (judge,), canaries)
+            note(f"interrupted. {_saved(out)}")
+            raise SystemExit(EXIT_INTERRUPTED) from None
     if report_path is not None:
-        Console(highlight=False).print(f"report: {report_path}")
-    if junit_path is not None or markdown_path is not None:
-        write_ci_outputs(ci["rows"], ci["names"], all_bars, title=input_path.name,
-                         junit=junit_path, markdown=markdown_path, judges=ci["judges"])
+        stdout().print(f"report: {report_path}")
+    if ci_files:  # written whatever the gates say: a failed run is when CI files matter most
+        write_ci_outputs(report.rows(), report.metrics, all_bars, title=input_path.name,
+                         junit=junit_path, markdown=markdown_path, judges=report.judges,
+                         elapsed=time.monotonic() - started)
+    raise SystemExit(_finish(report.stats, gates, out, cache_file, max_error_rate, allow_errors,
+                             (judge,), canaries))
+
+
+def _finish(stats: RunStats, gates: list[Gate], out: Path | None, cache_file: Path | None,
+            max_error_rate: float | None, allow_errors: bool, judges: tuple[Any, ...] = (),
+            canaries: CanaryReport | None = None) -> int:
+    """Print the summary and what failed; return the exit code."""
     summary = stats.summary()
     failed = check_gates(gates, lambda name: summary[name].mean)
+    errors, rows = stats.status.get("error", 0), stats.rows
+    rate = max_error_rate if max_error_rate is not None else (
+        0.0 if gates and not allow_errors else None)
+    if rate is not None and errors > rate * rows:
+        failed.append(f"--max-error-rate {rate:g}: {errors:,} of {rows:,} rows are errors "
+                      f"({errors / rows:.1%})")
+    _print_summary(stats, out, cache_file, judges, canaries)
+    if errors:
+        _print_errors(stats)
     for message in failed:
-        err.print(f"[red]gate failed:[/red] {message}")
+        error(message, label="gate failed")
     if failed:
-        sys.exit(1)
+        error(f"{len(failed)} gate(s) failed; {errors:,} error row(s) of {rows:,}")
+        return EXIT_GATE
+    if errors and rate is None and not allow_errors:
+        error(f"{errors:,} of {rows:,} rows are errors and no gate was set: exit "
+              f"{EXIT_ERRORS}. --allow-errors accepts them; --max-error-rate R allows a share.")
+        return EXIT_ERRORS
+    return EXIT_OK
 
 
-def _run(input_path: Path, judge_spec: str, base_url: str | None, api_key: str | None,
-         out: Path | None, out_format: str | None, input_format: str | None,
-         metrics: str | None, gates: list[Gate], concurrency: int, cache_path: Path | None,
-         no_cache: bool, restart: bool, strict: bool, quiet: bool, settings: dict[str, Any],
-         report_path: Path | None = None, compat: str | None = None, *,
+def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: dict[str, Any],
+         metrics: str | None, gates: list[Gate], cache_path: Path | None, no_cache: bool, *,
+         out: Path | None, out_format: str | None, restart: bool, strict: bool, quiet: bool,
+         concurrency: int, max_chars: int, failures: int,
+         report_path: Path | None = None, compat: Compat | None = None,
          canaries_on: bool = True,
-         ci: dict[str, Any] | None = None) -> tuple[RunStats, Path | None, Any, CanaryReport]:
-    if no_cache and cache_path is not None:
-        raise click.UsageError("--cache and --no-cache contradict each other")
-    if out is not None and input_path.exists() and out.exists() and out.samefile(input_path):
-        raise click.UsageError("--out would overwrite INPUT; choose another file")
-    source = open_source(input_path, input_format)
-    kwargs: dict[str, Any] = {k: v for k, v in (("base_url", base_url), ("api_key", api_key))
-                              if v is not None}
-    try:
-        judge = get_judge(judge_spec, **kwargs, **settings)
-    except TypeError as exc:
-        raise click.UsageError(
-            f"judge {judge_spec!r} does not take --base-url/--api-key/--output-mode/"
-            f"--max-concurrency ({exc})") from exc
-    store = None if no_cache else resolve_cache(cache_path)
+         keep_rows: bool = False) -> tuple[Report, Path | None, Judge, CanaryReport]:
+    source = _open_input(input_path, input_format)
+    if out is not None:
+        _check_writable(out)  # before the probe and canaries spend judge calls
+    judge = _make_judge(judge_spec, settings)
     canaries = CanaryReport()
-    try:
-        watched = watch(judge, canaries) if canaries_on else judge
-        plan = build_plan(metrics, watched, store, check_compat(compat))
-        for name, _, direction in gates:
-            if name not in plan.names:
-                raise click.BadParameter(f"{name!r} is not among the scored metrics "
-                                         f"({', '.join(plan.names)})", param_hint=f"--fail-{direction}")
-        journal = fmt = None
-        if out is not None:
-            fmt = output_format(out, out_format)
-            journal = Journal(out, {**plan.config(), "format": fmt}, resume=not restart)
-            done = journal.open()
-            if done and not quiet:
-                logging.getLogger("noisegauge").info(
-                    "resuming: %d finished rows found in %s", done, journal.path)
-        progress = None if quiet else RichProgress(source.total, console=Console(stderr=True))
-        kept: dict[int, dict[str, Any]] = {}  # rows for --report/--junit/--markdown (only then)
-        keep_rows = report_path is not None or bool(ci and (ci["junit"] or ci["markdown"]))
+    watched = watch(judge, canaries) if canaries_on else judge  # a few probes during the run
+    names = [m.name for m in resolve_metrics(metrics, judge)]
+    for name, _, direction in gates:
+        if name not in names:
+            raise click.BadParameter(f"{name!r} is not among the scored metrics "
+                                     f"({', '.join(names)})", param_hint=f"--fail-{direction}")
+    store: JudgeCache | None = None if no_cache else resolve_cache(cache_path)
 
-        def keep(index: int, row: dict[str, Any], *_: Any) -> None:
-            kept[index] = row
+    async def before_rows(plan: Plan) -> None:
+        for group in plan.groups if canaries_on else ():
+            await check_canaries(group.judge, canaries, strict=strict)
 
+    async def go() -> Report:
         try:
-            async def go() -> RunStats:
-                try:
-                    for group in plan.groups if canaries_on else ():
-                        await check_canaries(group.judge, canaries, strict=strict)
-                    return await arun(source, plan, concurrency=concurrency, strict=strict,
-                                      journal=journal, keep_samples=fmt == "ragchecker",
-                                      on_result=keep if keep_rows else None,
-                                      progress=progress)
-                finally:
-                    finish = getattr(watched, "finish", None)
-                    if callable(finish):
-                        await finish()  # canaries still running during the run
-                    await aclose_judges([judge])  # in the loop that used it
+            return await aevaluate(source, metrics, judge=watched, concurrency=concurrency,
+                                   cache=store if store is not None else False, out=out,
+                                   out_format=out_format, resume=not restart, strict=strict,
+                                   # Rows stay in memory only for the report and CI files.
+                                   progress=not quiet, keep_results=keep_rows,
+                                   max_chars=max_chars,
+                                   max_consecutive_failures=failures or None,
+                                   compat=compat, on_start=before_rows)
+        finally:
+            finish = getattr(watched, "finish", None)
+            if callable(finish):
+                await finish()  # canaries still running during the run
+            await aclose_judges([judge])  # in the loop that used it
 
-            with progress if progress is not None else contextlib.nullcontext():
-                stats = asyncio.run(go())
-            if journal is not None and out is not None and fmt is not None:
-                finalize(journal, stats.rows, out, fmt, plan.names)
-            if report_path is not None:
-                _write_report(report_path, input_path, [kept[i] for i in sorted(kept)],
-                              [{**g.identity, "canaries": canaries.score()}
-                               if canaries.total else g.identity for g in plan.groups])
-            if ci is not None:
-                ci.update(rows=[kept[i] for i in sorted(kept)], names=plan.names,
-                          judges=[g.identity for g in plan.groups])
-        except BaseException:
-            if journal is not None:
-                journal.close(remove=False)
-            raise
+    try:
+        report = asyncio.run(go())
     finally:
         if store is not None:
             store.close()
-    return stats, (store.path if store is not None else None), judge, canaries
+    if report_path is not None:
+        _write_report(report_path, input_path, report, canaries)
+    return report, (store.path if store is not None else None), judge, canaries
 
 
-def _write_report(path: Path, input_path: Path, rows: list[dict[str, Any]],
-                  judges: list[dict[str, Any]]) -> None:
+def _write_report(path: Path, input_path: Path, report: Report, canaries: CanaryReport) -> None:
     from ..report import RunInfo, now_text, write_report
 
     stamp = now_text()
-    write_report(path, rows, info=RunInfo(title=input_path.name, source=str(input_path),
-                                          judges=tuple(judges), scored_at=stamp,
-                                          generated_at=stamp))
+    judges = tuple({**j, "canaries": canaries.score()} if canaries.total else j
+                   for j in report.judges)
+    write_report(path, list(report.rows()),
+                 info=RunInfo(title=input_path.name, source=str(input_path),
+                              judges=judges, scored_at=stamp, generated_at=stamp))

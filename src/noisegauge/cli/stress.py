@@ -1,4 +1,8 @@
-"""``noisegauge stress`` and ``noisegauge compare``: thin adapters over ``noisegauge.stress``."""
+"""``noisegauge stress`` and ``noisegauge compare``: thin adapters over ``noisegauge.stress``.
+
+Exit codes: 0 done; 1 a gate failed; 2 bad invocation or input, or an output directory
+that cannot be written; 130 interrupted (generations already made stay in the cache).
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,9 @@ from rich.table import Table
 
 from ..engine.metrics import METRIC_NAMES
 from ..errors import MissingDependency, NoiseGaugeError
+from ..infra.secrets import register_secret, register_secret_header
+from ..runner.progress import RichProgress
+from .console import error, note, stderr, stdout
 from .gates import check_gates, parse_gates
 
 __all__ = ["stress", "compare"]
@@ -24,9 +31,24 @@ _SHORT = {"noise_sensitivity_relevant": "NS rel", "noise_sensitivity_irrelevant"
           "hallucination": "halluc", "precision": "precision", "faithfulness": "faithful"}
 
 
-def _fail(message: str) -> NoReturn:
-    click.echo(f"Error: {message}", err=True)
-    sys.exit(2)
+#: Judges that call an endpoint, and so take --timeout and --max-retries.
+_REMOTE_JUDGES = ("openai",)
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    error(message)
+    sys.exit(code)
+
+
+def _writable(out: Path) -> None:
+    """Refuse an output directory that cannot be written now, not after an hour of work."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".noisegauge-write-test"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        _fail(f"cannot write to --out {out}: {exc.strerror or exc}")
 
 
 def _levels(_ctx: click.Context, _param: click.Parameter, value: str) -> list[int]:
@@ -68,14 +90,17 @@ def _sweep_options(f: F) -> F:
                                            "(default 'answer')."),
         click.option("--header", "headers", multiple=True, help="HTTP pipeline: 'Name: value'."),
         click.option("--timeout", type=click.FloatRange(min=0, min_open=True),
+                     metavar="SECONDS",
                      help="Seconds per pipeline call, any kind: a late call is retried, then "
-                          "is that sample's error (default 300; openai/http clients 60)."),
+                          "is that sample's error (default 300; openai/http clients 60); and "
+                          "per judge request for an openai: judge."),
         click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True,
                      help="Pipeline calls in flight."),
         click.option("--judge-concurrency", type=click.IntRange(min=1), default=8,
                      show_default=True, help="Samples being judged at once."),
-        click.option("--retries", type=click.IntRange(min=0), default=2, show_default=True,
-                     help="Retries of transient pipeline failures."),
+        click.option("--max-retries", "--retries", "retries", type=click.IntRange(min=0),
+                     metavar="N", help="Retries of transient pipeline failures (2), and of "
+                                       "judge requests for an openai: judge."),
         click.option("--cache", "cache_path", type=click.Path(dir_okay=False),
                      help="Generation cache (SQLite). Default: OUT/generations.sqlite."),
         click.option("--no-cache", is_flag=True, help="Do not cache generations."),
@@ -99,39 +124,51 @@ def _run_kwargs(opts: dict[str, Any], out: Path) -> dict[str, Any]:
                         "timeout": opts["timeout"]}
     judge_options = {k: v for k, v in (("base_url", opts["judge_base_url"]),
                                        ("api_key", opts["judge_api_key"])) if v}
+    if str(opts["judge"]).partition(":")[0].strip().lower() in _REMOTE_JUDGES:
+        judge_options.update({k: v for k, v in (("timeout", opts["timeout"]),
+                                                ("max_retries", opts["retries"]))
+                              if v is not None})
+    for secret in (opts["api_key"], opts["judge_api_key"]):
+        register_secret(secret)
+    for name, value in headers.items():
+        register_secret_header(name, value)
     cache = None if opts["no_cache"] else Path(opts["cache_path"] or out / "generations.sqlite")
     return {"levels": opts["levels"], "judge": opts["judge"], "strategy": opts["strategy"],
             "position": opts["position"], "repeats": opts["repeats"], "seed": opts["seed"],
             "pool": opts["pool"], "concurrency": opts["concurrency"],
-            "judge_concurrency": opts["judge_concurrency"], "retries": opts["retries"],
+            "judge_concurrency": opts["judge_concurrency"],
+            "retries": 2 if opts["retries"] is None else opts["retries"],
             "cache": cache, "pipeline_options": pipeline_options, "judge_options": judge_options}
 
 
-def _guarded(call: Callable[[], Any]) -> Any:
-    """Turn the errors a user can fix into exit code 2 with one clear line."""
+def _guarded(call: Callable[[], Any], cache: Path | None = None) -> Any:
+    """Turn the errors a user can fix into exit code 2 with one clear line, and Ctrl-C
+    into exit 130 with a true word about what was kept."""
     try:
         return call()
     except (NoiseGaugeError, MissingDependency) as exc:
         _fail(str(exc))
     except ImportError as exc:  # e.g. a judge module not present in this install
         _fail(f"a required module is not available: {exc}")
+    except OSError as exc:
+        where = f": {exc.filename}" if exc.filename else ""
+        _fail(f"{exc.strerror or exc}{where}")
+    except KeyboardInterrupt:
+        if cache is None:
+            kept = "nothing was kept (--no-cache)"
+        elif cache.exists():
+            kept = f"answers generated so far are kept in {cache}, so the same command reuses them"
+        else:
+            kept = "no answer was cached, so nothing was kept"
+        note(f"interrupted; {kept}.")
+        sys.exit(130)
 
 
-def _with_progress(call: Callable[[Callable[[str, int, int], None]], Any]) -> Any:
-    """Run ``call(progress_callback)`` under a transient progress bar on stderr."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-    bar = Progress("{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   console=Console(stderr=True), transient=True)
-    tasks: dict[str, Any] = {}
-
-    def update(phase: str, done: int, total: int) -> None:
-        if phase not in tasks:
-            tasks[phase] = bar.add_task(phase, total=total)
-        bar.update(tasks[phase], completed=done, total=total)
-
-    with bar:
-        return _guarded(lambda: call(update))
+def _with_progress(call: Callable[[Callable[[str, int, int], None]], Any],
+                   cache: Path | None) -> Any:
+    """Run ``call(progress_callback)`` under the progress display on stderr."""
+    with RichProgress(console=stderr(), transient=True, description="") as bar:
+        return _guarded(lambda: call(bar.phase), cache)
 
 
 def _fmt(point: dict[str, Any]) -> str:
@@ -188,10 +225,12 @@ def stress(golden: str, pipeline: str, out_dir: str, fail_above: tuple[str, ...]
     if level not in opts["levels"]:
         raise click.BadParameter(f"{level} is not one of --levels", param_hint="--gate-level")
     out = Path(out_dir)
-    console = Console()
+    _writable(out)
+    console = stdout()
     kwargs = _run_kwargs(opts, out)
-    report = _with_progress(lambda cb: run_stress(golden, pipeline=pipeline, progress=cb, **kwargs))
-    written = report.write(out)
+    report = _with_progress(lambda cb: run_stress(golden, pipeline=pipeline, progress=cb, **kwargs),
+                            kwargs["cache"])
+    written = _guarded(lambda: report.write(out))
     _print_curve(console, report.curve(), f"{pipeline} vs injected noise (judge {opts['judge']}, "
                                           f"strategy {opts['strategy']}, position {opts['position']})")
     cfg = report.config
@@ -199,10 +238,10 @@ def stress(golden: str, pipeline: str, out_dir: str, fail_above: tuple[str, ...]
                   f"{cfg['generation_errors']} failed); {len(report.flips())} question(s) flipped "
                   "from correct to wrong under noise (flips.jsonl).")
     if 0 not in report.levels:
-        console.print("[yellow]note:[/] no level 0 in --levels, so no clean baseline: flips.jsonl "
+        console.print("note: no level 0 in --levels, so no clean baseline: flips.jsonl "
                       "is empty.")
     if cfg["shortfalls"]:
-        console.print(f"[yellow]note:[/] {len(cfg['shortfalls'])} sample(s) got fewer distractors "
+        console.print(f"note: {len(cfg['shortfalls'])} sample(s) got fewer distractors "
                       "than their level asked for (source ran out); see run.json.")
     for name, where in written.items():
         console.print(f"  {name}: {where}")
@@ -211,7 +250,7 @@ def stress(golden: str, pipeline: str, out_dir: str, fail_above: tuple[str, ...]
     failed = check_gates(gates, lambda name: points.get(name, {}).get(level),
                          where=f" at {level} distractors")
     for message in failed:
-        Console(stderr=True, highlight=False).print(f"[red]gate failed:[/red] {message}")
+        error(message, label="gate failed")
     if failed:
         sys.exit(1)
 
@@ -233,7 +272,7 @@ def compare(inputs: tuple[str, ...], pipelines: tuple[str, ...], alpha: float,
     from ..stress import compare as run_compare
     from ..stress import compare_dirs
 
-    console = Console()
+    console = stdout()
     if len(inputs) == 2 and all(Path(p).is_dir() for p in inputs):
         result = _guarded(lambda: compare_dirs(inputs[0], inputs[1], alpha=alpha))
     elif len(inputs) == 1 and Path(inputs[0]).is_file():
@@ -241,9 +280,11 @@ def compare(inputs: tuple[str, ...], pipelines: tuple[str, ...], alpha: float,
             _fail("give --pipeline twice (A, then B) to compare on a golden set")
         if out_dir is None:
             _fail("--out is required when running the two pipelines")
+        _writable(Path(out_dir))
         kwargs = _run_kwargs(opts, Path(out_dir))
         result = _with_progress(lambda cb: run_compare(
-            inputs[0], pipelines=list(pipelines), alpha=alpha, progress=cb, **kwargs))
+            inputs[0], pipelines=list(pipelines), alpha=alpha, progress=cb, **kwargs),
+            kwargs["cache"])
     else:
         _fail("INPUTS must be one golden file, or two stress output directories")
     table = Table(title=f"B = {result.b}  minus  A = {result.a}  (all noisy levels pooled, "
@@ -265,5 +306,5 @@ def compare(inputs: tuple[str, ...], pipelines: tuple[str, ...], alpha: float,
                       f"{t.p_adjusted:.4f}", verdict)
     console.print(table)
     if out_dir is not None:
-        path = result.write(out_dir)
+        path = _guarded(lambda: result.write(out_dir))
         console.print(f"  compare.json: {path}")

@@ -9,8 +9,9 @@ the value is undefined with a reason, never 0 or NaN.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..embeddings import cosine
 from .metrics import MetricValue
@@ -40,6 +41,16 @@ class RelevancyEvidence:
         return {"questions": [{"text": q, "similarity": s}
                               for q, s in zip(self.questions, sims, strict=True)],
                 "noncommittal": self.noncommittal, "source": self.source}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RelevancyEvidence:
+        """The evidence ``to_dict`` wrote (a resumed row is rebuilt from it)."""
+        questions = data.get("questions") or []
+        sims = [q.get("similarity") for q in questions]
+        return cls(questions=tuple(str(q["text"]) for q in questions),
+                   similarities=() if any(v is None for v in sims) else
+                   tuple(float(v) for v in sims),
+                   noncommittal=bool(data.get("noncommittal")), source=str(data.get("source")))
 
 
 def answer_relevancy(question: Sequence[float], generated: Sequence[Sequence[float]],

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .secrets import redact
+
 __all__ = ["CacheOption", "Entry", "JudgeCache", "cache_location", "default_cache_path",
            "resolve_cache"]
 
@@ -124,16 +126,17 @@ class JudgeCache:
     def put(self, key: bytes, value: Any, *, raw: Sequence[str] | None = None,
             namespace: str | None = None, method: str | None = None) -> None:
         """Store ``value``; ``raw``: the raw answers it was parsed from (kept for audits);
-        ``namespace``: the producer's identity JSON (as passed to ``key``)."""
+        ``namespace``: the producer's identity JSON (as passed to ``key``). Everything stored
+        passes through ``redact``: an endpoint that echoes a key never gets it on disk."""
         producer = None
         if namespace is not None:
             producer = self._producers.get(namespace)
             if producer is None:
                 producer = hashlib.blake2b(namespace.encode(), digest_size=8).hexdigest()
                 self._producers[namespace] = producer
-                self._new_producers[producer] = namespace
-        self._pending[key] = (json.dumps(value, ensure_ascii=False), producer, method,
-                              json.dumps(list(raw), ensure_ascii=False) if raw else None)
+                self._new_producers[producer] = redact(namespace)
+        self._pending[key] = (redact(json.dumps(value, ensure_ascii=False)), producer, method,
+                              redact(json.dumps(list(raw), ensure_ascii=False)) if raw else None)
         if (len(self._pending) >= self._flush_size
                 or time.monotonic() - self._last_flush >= self._flush_seconds):
             self.flush()

@@ -20,6 +20,7 @@ from typing import IO, Any
 from ..engine.matrix import ClaimVerdicts
 from ..samples import Sample
 from ..verdicts import Verdict
+from .rows import sample_record
 
 __all__ = [
     "RAGCHECKER_GROUPS",
@@ -87,7 +88,7 @@ def to_ragchecker_record(index: int, row: Mapping[str, Any], sample: Mapping[str
     out["metrics"] = ({} if row.get("status") == "error" else
                       {theirs: metrics.get(ours) for ours, theirs in RAGCHECKER_NAMES.items()})
     out["noisegauge"] = {"index": index, "status": row.get("status"), "reason": row.get("reason"),
-                         "undefined": row.get("undefined") or {}}
+                         "error_kind": row.get("error_kind"), "undefined": row.get("undefined") or {}}
     return out
 
 
@@ -115,9 +116,7 @@ class RagcheckerWriter:
     def add(self, index: int, row: Mapping[str, Any], sample: Mapping[str, Any] | Sample | None,
             verdicts: Mapping[str, Any] | None) -> None:
         if isinstance(sample, Sample):
-            rec: dict[str, Any] | None = sample.to_record()
-            if sample.chunk_ids is not None:
-                rec["chunk_ids"] = list(sample.chunk_ids)  # type: ignore[index]
+            rec: dict[str, Any] | None = sample_record(sample)
         else:
             rec = dict(sample) if sample is not None else None
         if rec is None:

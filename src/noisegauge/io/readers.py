@@ -18,10 +18,18 @@ from typing import Any, Literal
 
 from ..errors import InvalidInput, InvalidSample, MissingDependency
 from ..samples import Sample
+from .encoding import byte_lines, open_text, sniff_encoding
 from .ragas import object_row, unwrap_dataset
-from .rows import RawRow, clean_tabular, fingerprint, record_row
+from .rows import (
+    KNOWN_COLUMNS,
+    MAX_DEPTH,
+    RawRow,
+    clean_tabular,
+    fingerprint,
+    record_row,
+)
 
-__all__ = ["FORMATS", "InputFormat", "Source", "detect_format", "open_source"]
+__all__ = ["FORMATS", "InputFormat", "Source", "detect_format", "open_source", "sniff_encoding"]
 
 InputFormat = Literal["jsonl", "json", "ragchecker", "csv", "parquet"]
 FORMATS: tuple[str, ...] = ("jsonl", "json", "ragchecker", "csv", "parquet")
@@ -112,8 +120,9 @@ def detect_format(path: Path, forced: str | None = None) -> str:
         head = f.read(4096)
     if head.startswith(b"PAR1"):
         return "parquet"
-    first = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-    return {b"[": "json", b"{": "jsonl"}.get(first, "csv")
+    text = head.decode(sniff_encoding(path), "ignore")
+    first = text.lstrip("\ufeff \t\r\n")[:1]
+    return {"[": "json", "{": "jsonl"}.get(first, "csv")
 
 
 def _open_path(path: Path, forced: str | None) -> Source:
@@ -122,54 +131,87 @@ def _open_path(path: Path, forced: str | None) -> Source:
     if path.is_dir():
         raise InvalidInput(f"input is a directory, expected a file: {path}")
     fmt = detect_format(path, forced)
+    if fmt == "parquet":
+        return _parquet_source(path)
+    encoding = sniff_encoding(path)
     if fmt == "jsonl":
-        return Source(_jsonl_rows(path), _count_lines(path), str(path))
+        _check_jsonl(path, encoding)
+        return Source(_jsonl_rows(path, encoding), _count_lines(path, encoding), str(path))
     if fmt in ("json", "ragchecker"):
-        return _json_source(path, fmt)
-    if fmt == "csv":
-        return Source(_csv_rows(path), None, str(path))
-    return _parquet_source(path)
+        return _json_source(path, fmt, encoding)
+    delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
+    header = _csv_header(path, encoding, delimiter)
+    return Source(_csv_rows(path, encoding, delimiter, header), None, str(path))
 
 
-def _count_lines(path: Path) -> int:
-    n = 0
-    with path.open("rb") as f:
-        for line in f:
-            n += bool(line.strip())
-    return n
+def _check_jsonl(path: Path, encoding: str, sample: int = 20) -> None:
+    """Refuse a file none of whose first lines is JSON: it is not JSON Lines at all (a bad
+    line among good ones is only an error row)."""
+    seen = 0
+    for line in byte_lines(path, encoding):
+        raw = line.strip()
+        if not raw:
+            continue
+        try:
+            json.loads(raw.decode("utf-8", "surrogateescape"))
+            return
+        except RecursionError:
+            return  # JSON, only too deep: that row's error
+        except ValueError:
+            seen += 1
+        if seen >= sample:
+            break
+    if seen >= 2:
+        raise InvalidInput(f"{path}: none of the first {seen} lines is JSON, so this is not a "
+                           "JSON Lines file (one JSON object per line); for CSV use a .csv name "
+                           "or --format csv")
 
 
-def _jsonl_rows(path: Path) -> Iterator[RawRow]:
+def _count_lines(path: Path, encoding: str) -> int:
+    return sum(1 for line in byte_lines(path, encoding) if line.strip())
+
+
+def _jsonl_rows(path: Path, encoding: str = "utf-8") -> Iterator[RawRow]:
     """One row per non-blank line, decoded on its own: a bad line is one error row."""
     index = 0
-    with path.open("rb") as f:
-        for lineno, line in enumerate(f, start=1):
-            raw = line.strip()
-            if not raw:
-                continue
-            if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
-            fp = fingerprint(raw)
-            try:
-                record = json.loads(raw.decode("utf-8", "surrogateescape"))
-            except json.JSONDecodeError as exc:
-                yield RawRow(index, fp, error=InvalidSample(
-                    f"line {lineno}: invalid JSON ({exc.msg} at column {exc.colno})", row=index,
-                    expected="one JSON object per line"))
-            else:
-                yield record_row(index, record, fp=fp, where=f"line {lineno}")
-            index += 1
+    for lineno, line in enumerate(byte_lines(path, encoding), start=1):
+        raw = line.strip()
+        if not raw:
+            continue
+        fp = fingerprint(raw)
+        try:
+            record = json.loads(raw.decode("utf-8", "surrogateescape"))
+        except json.JSONDecodeError as exc:
+            yield RawRow(index, fp, error=InvalidSample(
+                f"line {lineno}: invalid JSON ({exc.msg} at column {exc.colno})", row=index,
+                expected="one JSON object per line"))
+        except RecursionError:
+            yield RawRow(index, fp, error=InvalidSample(
+                f"line {lineno}: nested more than {MAX_DEPTH} levels deep", row=index,
+                expected="one JSON object per line"))
+        else:
+            yield record_row(index, record, fp=fp, where=f"line {lineno}")
+        index += 1
 
 
-def _json_source(path: Path, fmt: str) -> Source:
-    text = path.read_bytes().decode("utf-8-sig", "surrogateescape")
+def _json_source(path: Path, fmt: str, encoding: str = "utf-8") -> Source:
+    data_bytes = path.read_bytes()
+    try:
+        text = (data_bytes.decode("utf-8-sig", "surrogateescape") if encoding.startswith("utf-8")
+                else data_bytes.decode(encoding))
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"{path}: not valid {encoding.upper()} text ({exc.reason} at byte "
+                           f"{exc.start}); save it as UTF-8") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         if fmt == "json" and text.lstrip().startswith("{") and "\n{" in text:
-            return Source(_jsonl_rows(path), _count_lines(path), str(path))  # JSONL named .json
+            return Source(_jsonl_rows(path, encoding), _count_lines(path, encoding), str(path))
         raise InvalidInput(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column "
                            f"{exc.colno}); JSON Lines files should end in .jsonl") from exc
+    except RecursionError:
+        raise InvalidInput(f"{path}: nested too deeply to read as one JSON document; write one "
+                           "record per line (JSONL) so a bad record is one error row") from None
     if isinstance(data, Mapping) and isinstance(data.get("results"), list):
         data = data["results"]
     elif fmt == "ragchecker":
@@ -184,18 +226,36 @@ def _json_source(path: Path, fmt: str) -> Source:
     return Source(_object_rows(data), len(data), str(path))
 
 
-def _csv_rows(path: Path) -> Iterator[RawRow]:
-    """CSV with a header row; list columns (contexts) hold JSON text, e.g. ``["a", "b"]``."""
+def _csv_header(path: Path, encoding: str, delimiter: str) -> list[str]:
+    """The header row, checked: it must name at least one known column, each only once."""
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # big chunks are checked per row instead
-    delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
-    with path.open("r", encoding="utf-8-sig", errors="surrogateescape", newline="") as f:
+    try:
+        with open_text(path, encoding) as f:
+            header = next(csv.reader(f, delimiter=delimiter), [])
+    except (csv.Error, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"{path}: cannot read the CSV header: {exc}") from exc
+    names = [h.strip() for h in header]
+    if names and not set(names) & KNOWN_COLUMNS:
+        shown = ", ".join(repr(n[:30]) for n in names[:4])
+        raise InvalidInput(
+            f"{path}: the first line ({shown}) names no known column, so it looks like data, "
+            "not a header. Add a header row, e.g. user_input,response,reference,"
+            "retrieved_contexts (or question,answer,ground_truth,contexts)")
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise InvalidInput(f"{path}: the header names column(s) {', '.join(map(repr, dupes))} "
+                           "more than once")
+    return names
+
+
+def _csv_rows(path: Path, encoding: str, delimiter: str, header: list[str]) -> Iterator[RawRow]:
+    """CSV with a header row; list columns (contexts) hold JSON text, e.g. ``["a", "b"]``."""
+    with open_text(path, encoding) as f:
         reader = csv.reader(f, delimiter=delimiter)
         try:
-            header = next(reader)
+            next(reader)  # the header, checked by _csv_header
         except StopIteration:
             return
-        except csv.Error as exc:
-            raise InvalidInput(f"{path}: cannot read the CSV header: {exc}") from exc
         index = 0
         while True:
             try:

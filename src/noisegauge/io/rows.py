@@ -16,12 +16,21 @@ from typing import Any
 from ..errors import InvalidSample
 from ..samples import FIELD_ALIASES, Sample
 
-__all__ = ["RawRow", "clean_tabular", "find_bad_text", "fingerprint", "record_row", "sample_row"]
+__all__ = ["KNOWN_COLUMNS", "MAX_DEPTH", "RawRow", "clean_tabular", "find_bad_text", "fingerprint", "input_record",
+           "record_row", "sample_record", "sample_row", "too_deep"]
+
+#: Deepest nesting of lists and objects accepted in a row (a real row needs about 4).
+MAX_DEPTH = 64
 
 #: Fields whose value is a list or object; tabular sources (CSV) carry them as JSON text.
 JSON_FIELDS = frozenset(FIELD_ALIASES["retrieved_contexts"]) | {
     "response_claims", "gt_answer_claims", "answer2response", "response2answer",
     "retrieved2response", "retrieved2answer", "metadata", "chunk_ids", "ground_truths"}
+
+#: Column names a table of samples (or of distractor chunks) may have; a CSV whose first
+#: line names none of them has no header.
+KNOWN_COLUMNS = frozenset(n for names in FIELD_ALIASES.values() for n in names) | JSON_FIELDS | {
+    "text", "content", "page_content", "doc_id", "status", "reason", "error_kind"}
 
 
 @dataclass(frozen=True)
@@ -44,6 +53,23 @@ class RawRow:
 
 def fingerprint(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether ``value`` nests lists/objects deeper than ``limit`` (checked without recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, Mapping):
+            children: Any = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        if depth >= limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 def _record_fingerprint(record: Any) -> str:
@@ -75,6 +101,10 @@ def find_bad_text(value: Any, path: str = "") -> str | None:
 def record_row(index: int, record: Any, *, fp: str | None = None, where: str = "") -> RawRow:
     """Check the generic shape of a decoded record (an object, valid UTF-8)."""
     prefix = f"{where}: " if where else ""
+    if too_deep(record):
+        return RawRow(index, fp or fingerprint(repr(type(record)).encode()), error=InvalidSample(
+            f"{prefix}nested more than {MAX_DEPTH} levels deep", row=index,
+            expected="an object with user_input, response, reference, retrieved_contexts"))
     digest = fp or _record_fingerprint(record)
     if not isinstance(record, Mapping):
         return RawRow(index, digest, error=InvalidSample(
@@ -94,10 +124,25 @@ def record_row(index: int, record: Any, *, fp: str | None = None, where: str = "
     return RawRow(index, digest, record=record)
 
 
-def sample_row(index: int, sample: Sample) -> RawRow:
+def sample_record(sample: Sample) -> dict[str, Any]:
+    """``Sample.to_record()`` plus ``chunk_ids`` when the chunks have ids (RAGChecker's
+    ``doc_id``): what the journal keeps and the RAGChecker writer reads."""
     data: dict[str, Any] = sample.to_record()
     if sample.chunk_ids is not None:
         data["chunk_ids"] = list(sample.chunk_ids)
+    return data
+
+
+def input_record(sample: Sample) -> dict[str, Any]:
+    """The texts a result row was computed from (``sample_record`` without the id, which the
+    row has), so the row reads, and reports, without the input file."""
+    data = sample_record(sample)
+    data.pop("id", None)
+    return data
+
+
+def sample_row(index: int, sample: Sample) -> RawRow:
+    data = sample_record(sample)
     if sample.precomputed is not None:
         data["precomputed"] = sample.precomputed.to_dict()
     return RawRow(index, _record_fingerprint(data), sample=sample)

@@ -1,5 +1,9 @@
 """Writing results: JSONL (the CONTRACTS row shape), CSV and Parquet (flat, one column per
 metric), and RAGChecker JSON. Writers take rows in input order and stream them out.
+
+Every byte goes through ``redact`` (no API key is ever written), and a CSV cell that a
+spreadsheet would run as a formula (starting with ``= + - @``, a tab or a carriage return)
+is written with a leading ``'`` (OWASP's advice against CSV injection).
 """
 
 from __future__ import annotations
@@ -9,15 +13,24 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, Any, Protocol, cast
 
 from ..errors import InvalidInput, MissingDependency
+from ..infra.secrets import redact, redact_value
 from .ragchecker import RagcheckerWriter
 
 __all__ = ["OUTPUT_FORMATS", "RowWriter", "flat_row", "open_writer", "output_format"]
 
 OUTPUT_FORMATS: tuple[str, ...] = ("jsonl", "ragchecker", "csv", "parquet")
 _USAGE = ("calls", "cached_calls", "prompt_tokens", "completion_tokens", "cost_usd")
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(value: Any) -> Any:
+    """A text cell a spreadsheet would evaluate, prefixed with ``'``; anything else as is."""
+    if isinstance(value, str) and value.startswith(_FORMULA):
+        return "'" + value
+    return value
 
 
 class RowWriter(Protocol):
@@ -37,13 +50,14 @@ def output_format(path: Path, forced: str | None = None) -> str:
 
 
 def flat_row(index: int, row: Mapping[str, Any], metric_names: Sequence[str]) -> dict[str, Any]:
-    """One table row: index, id, status, reason, a column per metric, then usage."""
+    """One table row: index, id, status, reason, a column per metric, usage, error kind."""
     metrics = row.get("metrics") or {}
     usage = row.get("usage") or {}
     out: dict[str, Any] = {"index": index, "id": row.get("id"), "status": row.get("status"),
                            "reason": row.get("reason")}
     out.update({name: metrics.get(name) for name in metric_names})
     out.update({name: usage.get(name) for name in _USAGE})
+    out["error_kind"] = row.get("error_kind")
     return out
 
 
@@ -65,7 +79,7 @@ class _CsvWriter:
         self._writer.writeheader()
 
     def add(self, index: int, row: Mapping[str, Any], sample: Any, verdicts: Any) -> None:
-        self._writer.writerow(flat_row(index, row, self._names))
+        self._writer.writerow({k: csv_safe(v) for k, v in flat_row(index, row, self._names).items()})
 
     def close(self) -> None:
         pass
@@ -86,12 +100,14 @@ class _ParquetWriter:
                   pa.field("status", pa.string()), pa.field("reason", pa.string())]
         fields += [pa.field(n, pa.float64()) for n in self._names]
         fields += [pa.field(n, pa.float64() if n == "cost_usd" else pa.int64()) for n in _USAGE]
+        fields.append(pa.field("error_kind", pa.string()))
         self._schema = pa.schema(fields)
+        self._path = path
         self._writer = pq.ParquetWriter(str(path), self._schema)
         self._buffer: list[dict[str, Any]] = []
 
     def add(self, index: int, row: Mapping[str, Any], sample: Any, verdicts: Any) -> None:
-        self._buffer.append(flat_row(index, row, self._names))
+        self._buffer.append(redact_value(flat_row(index, row, self._names)))
         if len(self._buffer) >= 4096:
             self._flush()
 
@@ -103,6 +119,18 @@ class _ParquetWriter:
     def close(self) -> None:
         self._flush()
         self._writer.close()
+        with self._path.open("rb") as fh:  # on disk before the caller renames it into place
+            os.fsync(fh.fileno())
+
+
+class _Redacting:
+    """The text sink of the text writers: every string written passes through ``redact``."""
+
+    def __init__(self, fh: IO[str]) -> None:
+        self._fh = fh
+
+    def write(self, text: str) -> int:
+        return self._fh.write(redact(text))
 
 
 class _TextWriter:
@@ -111,7 +139,7 @@ class _TextWriter:
     def __init__(self, path: Path, make: Any) -> None:
         # backslashreplace: an id with undecodable bytes must not abort the final write
         self._fh = path.open("w", encoding="utf-8", errors="backslashreplace", newline="")
-        self._inner: RowWriter = make(self._fh)
+        self._inner: RowWriter = make(cast(IO[str], _Redacting(self._fh)))
 
     def add(self, index: int, row: Mapping[str, Any], sample: Any, verdicts: Any) -> None:
         self._inner.add(index, row, sample, verdicts)

@@ -7,6 +7,7 @@ Third-party judges register a factory under the entry-point group ``noisegauge.j
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 from ..errors import InvalidInput
 from .base import Judge
 
-__all__ = ["get_judge", "JUDGE_FACTORIES"]
+__all__ = ["get_judge", "check_judge", "JUDGE_FACTORIES"]
 
 #: kind -> "module:callable"; the callable takes (arg: str | None, **kwargs) -> Judge.
 JUDGE_FACTORIES: dict[str, str] = {
@@ -43,6 +44,21 @@ def _load(target: str) -> Callable[..., Judge]:
     return factory
 
 
+def check_judge(judge: Any) -> Judge:
+    """``judge`` itself if it is one (async ``extract`` and ``check``, or ``judge_sample``),
+    else InvalidInput saying what a judge is: caught once, up front, not once per row."""
+    methods = {name: getattr(judge, name, None) for name in ("extract", "check", "judge_sample")}
+    if not ((callable(methods["extract"]) and callable(methods["check"]))
+            or callable(methods["judge_sample"])):
+        raise InvalidInput(f"judge={judge!r:.60}: not a judge; expected a spec string such as "
+                           "'lexical' or 'openai:gpt-4o-mini', or an object with async "
+                           "extract(text, question) and check(premise, claims)")
+    for name, method in methods.items():
+        if callable(method) and not inspect.iscoroutinefunction(method):
+            raise InvalidInput(f"{type(judge).__name__}.{name} must be an `async def` method")
+    return judge  # type: ignore[no-any-return]
+
+
 def get_judge(spec: str | Judge, **kwargs: Any) -> Judge:
     """Build a judge from a spec string such as ``"lexical"`` or ``"openai:gpt-4o-mini"``.
 
@@ -52,7 +68,7 @@ def get_judge(spec: str | Judge, **kwargs: Any) -> Judge:
     'FakeJudge'
     """
     if not isinstance(spec, str):
-        return spec
+        return check_judge(spec)
     kind, sep, arg = spec.partition(":")
     kind = kind.strip().lower()
     target = JUDGE_FACTORIES.get(kind)

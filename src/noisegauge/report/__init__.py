@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..infra.secrets import redact
 from .compare import compare_runs
 from .data import ChunkTable, RunInfo, build_model, read_results, sample_view
 from .html import render_page
@@ -58,7 +59,7 @@ def render_report(rows: Sequence[Mapping[str, Any]], *, title: str = "noisegauge
 def write_report(path: str | os.PathLike[str], rows: Sequence[Mapping[str, Any]], **kwargs: Any) -> Path:
     """``render_report`` written to ``path`` (atomically: a temp file renamed into place)."""
     target = Path(path)
-    text = render_report(rows, **kwargs)
+    text = redact(render_report(rows, **kwargs))  # no key in a file we write
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.tmp")
     tmp.write_text(text, encoding="utf-8")

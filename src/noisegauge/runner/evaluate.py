@@ -16,88 +16,67 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import logging
 import os
 import sys
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+import tempfile
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .._async import run_sync
-from ..engine.evidence import Evidence, MisattributedSpan, build_evidence
-from ..engine.matrix import ClaimVerdicts
-from ..engine.metrics import Compat, MetricValue
+from ..engine.metrics import METRIC_NAMES, Compat
 from ..engine.summary import MetricSummary
-from ..errors import MissingDependency
+from ..errors import InvalidInput, JudgeUnavailable, MissingDependency
+from ..infra.secrets import redact
 from ..infra.store import CacheOption, JudgeCache, resolve_cache
 from ..io.ragchecker import RagcheckerWriter
 from ..io.readers import open_source
 from ..io.writers import open_writer, output_format
 from ..judges.base import Judge, Usage
-from ..samples import Sample
+from ..samples import MAX_TEXT_CHARS, Sample
+from ..scoring.failures import describe_failure, failure_kind
 from ..scoring.metrics import Metric
 from ..scoring.results import SampleResult
 from .journal import Journal
 from .observe import notify
-from .plan import aclose_judges, build_plan
+from .plan import Plan, aclose_judges, build_plan
 from .progress import RichProgress
-from .run import arun, finalize, input_record
+from .run import arun, finalize, output_row
 from .stats import RunStats
 
-__all__ = ["Report", "aevaluate", "evaluate", "result_from_row"]
+__all__ = ["Report", "aevaluate", "evaluate", "probe_judges", "result_from_row"]
+
+log = logging.getLogger("noisegauge")
 
 
 def result_from_row(index: int, row: dict[str, Any], verdicts: dict[str, Any] | None) -> SampleResult:
-    """Rebuild a SampleResult from a stored output row and its verdicts (resumed rows)."""
-    cv = ClaimVerdicts.from_dict(verdicts) if verdicts else None
-    undefined = row.get("undefined") or {}
-
-    def values(block: Any) -> dict[str, MetricValue]:
-        return {name: MetricValue(v, undefined.get(name) if v is None else None)
-                for name, v in (block or {}).items()}
-
-    evidence = _stored_hints(build_evidence(cv), row) if cv is not None else None
-    return SampleResult(index=index, id=row.get("id"), status=row["status"],
-                        reason=row.get("reason"), metrics=values(row.get("metrics")),
-                        verdicts=cv, evidence=evidence,
-                        usage=Usage.from_dict(dict(row.get("usage") or {})),
-                        diagnostics=values(row.get("diagnostics")))
-
-
-def _stored_hints(evidence: Evidence, row: dict[str, Any]) -> Evidence:
-    """Evidence rebuilt from verdicts lacks what needed the texts (closest chunk,
-    misattribution); take those from the stored row's claims."""
-    stored = row.get("response_claims") or []
-    if len(stored) != len(evidence.response_claims):
-        return evidence
-    claims = []
-    for c, s in zip(evidence.response_claims, stored, strict=True):
-        if s.get("text") != c.text:
-            return evidence
-        spans = tuple(MisattributedSpan(int(m["chunk"]), int(m["start"]), int(m["end"]),
-                                        str(m.get("detail", "")))
-                      for m in s.get("misattributed_spans") or [])
-        claims.append(replace(c, closest_chunk=s.get("closest_chunk"),
-                              closest_overlap=s.get("closest_overlap"),
-                              misattributed_from=tuple(s.get("misattributed_from") or ()),
-                              misattributed_spans=spans))
-    return replace(evidence, response_claims=tuple(claims))
+    """The result a stored output row was written from (``SampleResult.from_row``)."""
+    return SampleResult.from_row(row, verdicts, index=index)
 
 
 @dataclass
 class Report:
     """Results of one run, in input order: one ``SampleResult`` per input row (bad rows are
     ``error`` results), the input ``Sample`` of each (None where it could not be read), the
-    metric columns requested, and the run totals."""
+    metric columns requested, and the run totals.
+
+    Results are built from the rows the run wrote (the journal's, with ``out``), so a run
+    resumed after a crash reports exactly what an uninterrupted one does. With
+    ``keep_results=False`` only the totals are kept (``results`` is empty; the rows are in
+    ``out``).
+    """
 
     results: list[SampleResult]
     samples: list[Sample | None]
     metrics: tuple[str, ...]
     stats: RunStats
     judges: list[dict[str, Any]] = field(default_factory=list)
+    kept: bool = True
 
     def __len__(self) -> int:
-        return len(self.results)
+        return self.stats.rows
 
     @property
     def usage(self) -> Usage:
@@ -108,20 +87,23 @@ class Report:
         """Per metric: mean, 95% interval, n defined, undefined, errors."""
         return self.stats.summary()
 
+    def _require_results(self) -> None:
+        if not self.kept:
+            raise InvalidInput("this report was made with keep_results=False: it has the run's "
+                               "totals only; the rows are in the output file")
+
     def rows(self) -> Iterator[dict[str, Any]]:
         """Output rows (the CONTRACTS JSONL shape plus ``index``, ``judges`` and the
-        ``input`` texts), in input order."""
+        ``input`` texts), in input order: the same rows ``out`` has."""
+        self._require_results()
+        extra = tuple(n for n in self.metrics if n not in METRIC_NAMES)
+        judges = list(self.judges)
         for i, (r, s) in enumerate(zip(self.results, self.samples, strict=True)):
-            row = {"index": i, **r.to_row()}
-            for name in self.metrics:
-                row["metrics"].setdefault(name, r.value(name))
-            row["judges"] = list(self.judges)
-            if s is not None:
-                row["input"] = input_record(s)
-            yield row
+            yield output_row(i, r, extra, judges, s)
 
     def to_pandas(self) -> Any:
         """One row per input row: id, status, reason, the input texts, then a column per metric."""
+        self._require_results()
         try:
             import pandas as pd
         except ImportError as exc:
@@ -144,12 +126,19 @@ class Report:
 
     def _write(self, path: str | os.PathLike[str], fmt: str) -> Path:
         target = Path(path)
-        tmp = target.with_name(f".{target.name}.tmp")
-        writer = open_writer(tmp, fmt, self.metrics)
-        for row, r, s in zip(self.rows(), self.results, self.samples, strict=True):
-            writer.add(row["index"], row, s, r.verdicts.to_dict() if r.verdicts else None)
-        writer.close()
-        os.replace(tmp, target)
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
+                                    dir=target.parent if str(target.parent) else ".")
+        os.close(fd)
+        tmp = Path(name)
+        try:
+            writer = open_writer(tmp, fmt, self.metrics)
+            for row, r, s in zip(self.rows(), self.results, self.samples, strict=True):
+                writer.add(row["index"], row, s, r.verdicts.to_dict() if r.verdicts else None)
+            writer.close()
+            os.replace(tmp, target)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
         return target
 
     def to_jsonl(self, path: str | os.PathLike[str]) -> Path:
@@ -183,9 +172,10 @@ class Report:
         for row, r, s in zip(self.rows(), self.results, self.samples, strict=True):
             writer.add(row["index"], row, s, r.verdicts.to_dict() if r.verdicts else None)
         writer.close()
+        text = redact(buf.getvalue())
         if path is not None:
-            Path(path).write_text(buf.getvalue(), encoding="utf-8")
-        data: dict[str, Any] = json.loads(buf.getvalue())
+            Path(path).write_text(text, encoding="utf-8")
+        data: dict[str, Any] = json.loads(text)
         return data
 
     def __repr__(self) -> str:
@@ -196,12 +186,33 @@ class Report:
                 f"undefined, {st.get('error', 0)} error; {', '.join(parts)})")
 
 
+async def probe_judges(plan: Plan) -> None:
+    """Ask each judge that offers ``async probe()`` (one cheap request) whether it can work
+    at all, so a wrong URL, a refused key or an unknown model fails in seconds, once,
+    instead of once per row. Raises ``JudgeUnavailable``."""
+    for group in plan.groups:
+        probe = getattr(group.judge, "probe", None)
+        if not callable(probe):
+            continue
+        try:
+            await probe()
+        except JudgeUnavailable:
+            raise
+        except Exception as exc:
+            if failure_kind(exc) is None:
+                raise  # a bug in the probe itself
+            raise JudgeUnavailable(f"judge {group.identity}: {describe_failure(exc)}") from exc
+
+
 async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None = None, *,
                     judge: Judge | str | None = None, concurrency: int = 8,
                     cache: CacheOption | JudgeCache = None, out: str | os.PathLike[str] | None = None,
                     out_format: str | None = None, resume: bool = True, strict: bool = False,
                     progress: bool | None = None, format: str | None = None,
-                    compat: Compat | None = None) -> Report:
+                    keep_results: bool = True, max_chars: int = MAX_TEXT_CHARS,
+                    max_consecutive_failures: int | None = 10,
+                    compat: Compat | None = None,
+                    on_start: Callable[[Plan], Awaitable[None]] | None = None) -> Report:
     """Score ``dataset`` with ``metrics`` (objects or names; default: every RAGChecker metric
     with ``judge``, default ``"lexical"``). Each sample is judged once per distinct judge.
 
@@ -210,9 +221,19 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
     forces one). ``cache``: None = ``$NOISEGAUGE_CACHE`` or the user cache directory, False =
     off, or a path. ``out``: also write results there (format from the extension or
     ``out_format``), resuming from ``OUT.partial`` if a previous run was interrupted.
-    ``strict``: raise ``InvalidSample`` at the first bad row instead of an ``error`` row.
+
+    Failures: a bad row or a judge failure (endpoint unreachable, timeout, unusable answer)
+    is an ``error`` row with its reason and ``error_kind``; ``strict`` raises at the first
+    (``InvalidSample`` or a ``JudgeError``) instead. Before any row, a judge with ``probe()``
+    is probed once; after ``max_consecutive_failures`` rows in a row could not reach the
+    judge (None: never) the run stops with ``JudgeUnavailable``. Finished rows stay in
+    ``OUT.partial`` either way, for the next run. A bug raises as it is.
+    ``keep_results=False`` keeps only the totals (bounded memory for huge runs).
+    ``max_chars``: longest question, response, reference or chunk (longer: an error row).
     ``compat="ragchecker"``: RAGChecker's ``computation.py`` values where a denominator is
     empty (0.0) instead of our typed undefined (README: "Exact compatibility").
+    ``on_start(plan)``: awaited after the probe, before the first row (the CLI runs the
+    judge canaries there).
     """
     source = open_source(dataset, format)
     store = resolve_cache(cache)
@@ -220,40 +241,60 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
     results: dict[int, tuple[SampleResult, Sample | None]] = {}
 
     def collect(index: int, row: dict[str, Any], verdicts: dict[str, Any] | None,
-                result: SampleResult | None, sample: Sample | None) -> None:
-        results[index] = (result or result_from_row(index, row, verdicts), sample)
+                sample: Sample | None) -> None:
+        results[index] = (SampleResult.from_row(row, verdicts, index=index), sample)
 
     try:
         plan = build_plan(metrics, judge, store, compat)
-        journal = fmt = None
-        if out is not None:
-            fmt = output_format(Path(out), out_format)
-            journal = Journal(Path(out), {**plan.config(), "format": fmt}, resume=resume)
-            journal.open()
-        show = sys.stderr.isatty() if progress is None else progress
-        bar = RichProgress(source.total) if show else None
         try:
-            with bar if bar is not None else contextlib.nullcontext():
-                try:
-                    stats = await arun(source, plan, concurrency=concurrency, strict=strict,
-                                       journal=journal, keep_samples=fmt == "ragchecker",
-                                       on_result=collect, progress=bar)
-                finally:
-                    await aclose_judges(plan.owned)
-            if journal is not None and fmt is not None and out is not None:
-                finalize(journal, stats.rows, Path(out), fmt, plan.names)
-        except BaseException:
-            if journal is not None:
-                journal.close(remove=False)  # keep finished rows for the next run
-            raise
+            await probe_judges(plan)
+            if on_start is not None:
+                await on_start(plan)
+            stats = await _run(source, plan, concurrency=concurrency, out=out,
+                               out_format=out_format, resume=resume, strict=strict,
+                               progress=progress, max_chars=max_chars,
+                               max_consecutive_failures=max_consecutive_failures,
+                               on_result=collect if keep_results else None)
+        finally:
+            await aclose_judges(plan.owned)
     finally:
         if store is not None:
             store.close() if owns_store else store.flush()
     ordered = [results[i] for i in range(len(results))]
     report = Report(results=[r for r, _ in ordered], samples=[s for _, s in ordered],
-                    metrics=plan.names, stats=stats, judges=[g.identity for g in plan.groups])
+                    metrics=plan.names, stats=stats, judges=[g.identity for g in plan.groups],
+                    kept=keep_results)
     notify(report)  # e.g. the pytest plugin's session report
     return report
+
+
+async def _run(source: Any, plan: Plan, *, concurrency: int, out: str | os.PathLike[str] | None,
+               out_format: str | None, resume: bool, strict: bool, progress: bool | None,
+               max_chars: int, max_consecutive_failures: int | None,
+               on_result: Any) -> RunStats:
+    """The run with its journal and progress display; the journal survives any failure."""
+    journal = fmt = None
+    if out is not None:
+        fmt = output_format(Path(out), out_format)
+        journal = Journal(Path(out), {**plan.config(), "format": fmt}, resume=resume)
+        done = journal.open()
+        if done:
+            log.info("resuming: %d finished rows found in %s", done, journal.path)
+    show = sys.stderr.isatty() if progress is None else progress
+    bar = RichProgress(source.total) if show else None
+    try:
+        with bar if bar is not None else contextlib.nullcontext():
+            stats = await arun(source, plan, concurrency=concurrency, strict=strict,
+                               journal=journal, keep_samples=fmt == "ragchecker",
+                               on_result=on_result, progress=bar, max_chars=max_chars,
+                               max_consecutive_failures=max_consecutive_failures)
+        if journal is not None and fmt is not None and out is not None:
+            finalize(journal, stats.rows, Path(out), fmt, plan.names)
+    except BaseException:
+        if journal is not None:  # keep finished rows for the next run
+            journal.close(remove=journal.empty)
+        raise
+    return stats
 
 
 def evaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None = None, *,
@@ -261,9 +302,14 @@ def evaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None = None, 
              cache: CacheOption | JudgeCache = None, out: str | os.PathLike[str] | None = None,
              out_format: str | None = None, resume: bool = True, strict: bool = False,
              progress: bool | None = None, format: str | None = None,
+             keep_results: bool = True, max_chars: int = MAX_TEXT_CHARS,
+             max_consecutive_failures: int | None = 10,
              compat: Compat | None = None) -> Report:
     """Synchronous ``aevaluate`` (inside a running event loop use ``await aevaluate(...)``)."""
     return run_sync(aevaluate(dataset, metrics, judge=judge, concurrency=concurrency, cache=cache,
                               out=out, out_format=out_format, resume=resume, strict=strict,
-                              progress=progress, format=format, compat=compat),
+                              progress=progress, format=format, keep_results=keep_results,
+                              max_chars=max_chars,
+                              max_consecutive_failures=max_consecutive_failures,
+                              compat=compat),
                     hint="use `await aevaluate(...)`")

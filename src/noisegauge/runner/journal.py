@@ -1,14 +1,17 @@
 """The journal that makes a run resumable: ``OUT.partial`` next to the output file.
 
 Each finished row is appended as one JSON line (row index, content fingerprint, output
-row, verdicts) and flushed, in completion order. A run killed at any point (even
-``kill -9`` mid-line) leaves a journal whose complete lines are valid; started again with
-the same settings it reuses every stored row whose input did not change and judges only the
-rest. When all rows are in, the output is written in input order to a temporary file,
-renamed into place atomically, and the journal is removed.
+row, verdicts) in completion order. A run killed at any point (even ``kill -9`` mid-line,
+or a power loss that leaves NUL bytes) leaves a journal whose complete lines are valid:
+the next run cuts the tail back to the last complete record, with a warning, reuses every
+stored row whose input did not change and judges only the rest. When all rows are in, the
+output is written in input order to a temporary file, flushed to disk, renamed into place
+atomically, and the journal is removed.
 
-The first line holds a hash of the run's settings (metrics, judge identities, output
-format); a journal made with other settings is discarded, never mixed in.
+One run per output: the journal is locked *before* anything is read or written, so a
+second run on the same ``--out`` fails at once and cannot truncate or mix into the first
+one's work. The first line holds a hash of the run's settings (metrics, judge identities,
+output format); a journal made with other settings is discarded, never mixed in.
 """
 
 from __future__ import annotations
@@ -17,33 +20,66 @@ import hashlib
 import json
 import logging
 import os
+import sys
+import time
 from array import array
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from ..errors import InvalidInput
+from ..infra.secrets import redact
 
-__all__ = ["Journal", "journal_path"]
+__all__ = ["Journal", "fsync_dir", "journal_path"]
 
 log = logging.getLogger("noisegauge")
 _VERSION = 1
+#: Seconds between two fsyncs of the journal: a kill loses nothing (the OS has every line);
+#: a power loss loses at most this much work, and the torn tail is cut on the next run.
+SYNC_EVERY = 1.0
 
 
 def journal_path(out: Path) -> Path:
     return out.with_name(out.name + ".partial")
 
 
-def _lock(fh: IO[bytes], path: Path) -> None:
+def fsync_dir(path: Path) -> None:
+    """Make a rename or unlink in ``path`` durable (a no-op where directories cannot be opened)."""
     try:
-        import fcntl
-    except ImportError:  # Windows: no advisory lock; one run per output file is on the user
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
         return
     try:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _lock(fd: int, out: Path) -> None:
+    """An exclusive lock on the open journal, or InvalidInput at once if another run has it."""
+    try:
+        if sys.platform == "win32":
+            import msvcrt
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        else:
+            import fcntl
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
-        raise InvalidInput(f"another noisegauge run is writing {path}; wait for it or choose "
-                           "another --out") from exc
+        raise InvalidInput(f"another noisegauge run is writing {out}; wait for it to finish "
+                           "or choose another --out") from exc
+
+
+def _parse(line: bytes) -> dict[str, Any] | None:
+    """A complete journal record, or None for a torn, NUL-filled or unreadable line."""
+    if not line.endswith(b"\n") or b"\x00" in line:
+        return None
+    try:
+        entry = json.loads(line)
+    except ValueError:  # JSONDecodeError, or UnicodeDecodeError for garbage bytes
+        return None
+    return entry if isinstance(entry, dict) else None
 
 
 class Journal:
@@ -59,47 +95,80 @@ class Journal:
         self._offsets = array("q")             # [index] -> offset of its latest entry, or -1
         self._reusable: dict[int, str] = {}    # index -> fingerprint, for ok/undefined rows
         self._fh: IO[bytes] | None = None
-        self.resumed = 0
+        self._end = 0
+        self._synced = 0.0
+        self.appended = 0
 
     def open(self) -> int:
-        """Load what a previous run left (if its settings match); returns rows stored."""
+        """Lock the journal, then load what a previous run left (if its settings match);
+        returns the rows that can be reused. Raises InvalidInput if another run holds it,
+        OSError if it cannot be created."""
         self.out.parent.mkdir(parents=True, exist_ok=True)
-        fresh = not (self._resume and self.path.exists() and self._load())
-        self._fh = self.path.open("w+b" if fresh else "r+b")
-        _lock(self._fh, self.out)
-        if fresh:
+        fh = self._open_locked()
+        self._fh = fh
+        loaded = self._resume and self._load(fh)
+        if not loaded:
             self._offsets = array("q")
             self._reusable.clear()
+            fh.seek(0)
+            fh.truncate()
             self._write({"noisegauge_journal": _VERSION, "config": self._config})
         else:
-            self._fh.seek(self._end)
-            self._fh.truncate()  # drop a line torn by a kill, so appends start clean
+            size = fh.seek(0, os.SEEK_END)
+            if size > self._end:
+                log.warning("%s: cut %d bytes of an incomplete last record (a crash or power "
+                            "loss); those rows are judged again", self.path, size - self._end)
+                fh.truncate(self._end)
+            fh.seek(self._end)
+        self._sync(force=True)
         return len(self._reusable)
 
-    def _load(self) -> bool:
+    def _open_locked(self) -> IO[bytes]:
+        """Open without truncating, lock, and make sure the locked file is still the journal
+        (a run that just finished unlinks it: then open the new one)."""
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                _lock(fd, self.out)
+                try:
+                    same = os.path.samestat(os.fstat(fd), os.stat(self.path))
+                except FileNotFoundError:
+                    same = False
+            except BaseException:
+                os.close(fd)
+                raise
+            if same:
+                return os.fdopen(fd, "r+b")
+            os.close(fd)
+
+    def _load(self, fh: IO[bytes]) -> bool:
         offset = 0
         self._end = 0
-        with self.path.open("rb") as fh:
-            for n, line in enumerate(fh):
-                try:
-                    entry = json.loads(line) if line.endswith(b"\n") else None
-                except json.JSONDecodeError:
-                    entry = None
-                if n == 0:
-                    if not isinstance(entry, dict) or entry.get("config") != self._config:
+        fh.seek(0)
+        for n, line in enumerate(fh):
+            entry = _parse(line)
+            if n == 0:
+                if entry is None or entry.get("config") != self._config:
+                    if entry is not None:
                         log.warning("ignoring %s: it was made with other settings", self.path)
-                        return False
-                elif isinstance(entry, dict) and isinstance(entry.get("i"), int):
-                    index = entry["i"]
-                    self._set_offset(index, offset)
-                    if entry.get("row", {}).get("status") in ("ok", "undefined"):
-                        self._reusable[index] = str(entry.get("fp"))
-                    else:
-                        self._reusable.pop(index, None)  # judge errors are retried
-                if entry is not None:
-                    self._end = offset + len(line)
-                offset += len(line)
-        return True
+                    return False
+            elif entry is None or not isinstance(entry.get("i"), int) or entry["i"] < 0:
+                break  # the first bad record ends what can be trusted
+            else:
+                index = entry["i"]
+                self._set_offset(index, offset)
+                if (entry.get("row") or {}).get("status") in ("ok", "undefined"):
+                    self._reusable[index] = str(entry.get("fp"))
+                else:
+                    self._reusable.pop(index, None)  # error rows are judged again
+            offset += len(line)
+            self._end = offset
+        return self._end > 0
+
+    @property
+    def empty(self) -> bool:
+        """No row stored (neither by this run nor a previous one)."""
+        return not any(offset >= 0 for offset in self._offsets)
 
     def reusable(self, index: int, fp: str) -> bool:
         """A stored result for this row, made from the same input, exists."""
@@ -111,6 +180,7 @@ class Journal:
         if sample is not None:
             entry["sample"] = sample
         self._set_offset(index, self._write(entry))
+        self.appended += 1
 
     def _set_offset(self, index: int, offset: int) -> None:
         if index >= len(self._offsets):
@@ -120,9 +190,17 @@ class Journal:
     def _write(self, entry: dict[str, Any]) -> int:
         assert self._fh is not None, "Journal.open() first"
         offset = self._fh.tell()
-        self._fh.write(json.dumps(entry, separators=(",", ":")).encode("ascii") + b"\n")
+        line = redact(json.dumps(entry, separators=(",", ":"))) + "\n"
+        self._fh.write(line.encode("ascii"))
         self._fh.flush()  # in the OS after each row: a killed process loses nothing written
+        self._sync()
         return offset
+
+    def _sync(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if self._fh is not None and (force or now - self._synced >= SYNC_EVERY):
+            os.fsync(self._fh.fileno())
+            self._synced = now
 
     def entry(self, index: int) -> dict[str, Any]:
         """The stored entry of a row (read from disk)."""
@@ -141,8 +219,17 @@ class Journal:
             yield self.entry(i)
 
     def close(self, *, remove: bool) -> None:
+        """Close (after an fsync, so the rows survive a power loss) and, when the output is
+        written, remove the journal."""
         if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+            try:
+                if not remove:
+                    self._sync(force=True)
+            except OSError:  # e.g. a full disk: the error being handled says more
+                pass
+            finally:
+                self._fh.close()
+                self._fh = None
         if remove:
             self.path.unlink(missing_ok=True)
+            fsync_dir(self.path.parent)

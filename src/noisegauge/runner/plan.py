@@ -33,7 +33,7 @@ from ..scoring.metrics import (
     SelfKnowledge,
 )
 from ..scoring.relevancy import AnswerRelevancy
-from ..scoring.results import SampleResult, Status
+from ..scoring.results import JudgeEvidence, SampleResult, Status
 
 __all__ = ["METRIC_ALIASES", "JudgeGroup", "Plan", "aclose_judges", "build_plan", "merge",
            "resolve_metrics"]
@@ -94,6 +94,12 @@ def resolve_metrics(metrics: Sequence[Metric | str] | str | None, judge: Judge) 
     return list(seen.values())  # one column per name, first wins
 
 
+def _plain(identity: dict[str, Any]) -> dict[str, Any]:
+    """The identity as plain JSON values (it goes into rows and the journal)."""
+    plain: dict[str, Any] = json.loads(json.dumps(identity, sort_keys=True, default=str))
+    return plain
+
+
 def _group_key(judge: Any) -> str:
     if callable(getattr(judge, "identity", None)):
         return json.dumps(judge_identity(judge), sort_keys=True, default=str)
@@ -126,6 +132,15 @@ class Plan:
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(m.name for m in self.metrics)
+
+    @property
+    def main(self) -> int:
+        """The group whose evidence a row shows: the first with a noise-sensitivity metric,
+        else the first."""
+        for g, group in enumerate(self.groups):
+            if any(isinstance(m, NoiseSensitivity) for m in group.metrics):
+                return g
+        return 0
 
     @property
     def extra_names(self) -> tuple[str, ...]:
@@ -166,7 +181,7 @@ def build_plan(metrics: Sequence[Metric | str] | str | None, judge: Judge | str 
         by_key.setdefault(_group_key(m.judge), []).append(m)
     groups = tuple(
         JudgeGroup(judge=with_cache(ms[0].judge, cache),  # type: ignore[arg-type]
-                   identity=judge_identity(ms[0].judge), metrics=tuple(ms))
+                   identity=_plain(judge_identity(ms[0].judge)), metrics=tuple(ms))
         for ms in by_key.values())
     owned = (default,) if default is not None and not isinstance(judge, Judge) else ()
     given = [m for m in metrics or () if isinstance(m, Metric)]  # objects, not names
@@ -182,24 +197,39 @@ async def aclose_judges(judges: Sequence[Any]) -> None:
 
 
 def merge(plan: Plan, results: Sequence[SampleResult]) -> SampleResult:
-    """One row from the judged pass of each group: every requested metric from its own
-    judge's pass, evidence from the first group's."""
-    primary = results[0]
+    """One row from the judged pass of each group (``results[g]`` for ``plan.groups[g]``).
+
+    Every requested metric comes from its own judge's pass. The row's evidence (claims,
+    buckets, chunks) and verdicts are the *main* group's: the one that produced noise
+    sensitivity (``plan.main``); the other groups' evidence is in ``by_judge``, keyed by
+    their judge identity and listing the metrics they produced. The row is an error when any
+    group failed (the first failure's reason and kind); usage adds up every group's calls.
+    """
+    if len(results) != len(plan.groups):
+        raise ValueError(f"{len(results)} results for {len(plan.groups)} judge groups")
+    main = results[plan.main]
     if len(results) == 1 and not plan.extra_names:
-        return primary
-    metrics: dict[str, MetricValue] = dict(primary.metrics)
+        return main
+    metrics: dict[str, MetricValue] = dict(main.metrics)
     for group, result in zip(plan.groups, results, strict=True):
         for m in group.metrics:
             picked = m.pick(result)
             metrics[m.name] = MetricValue(picked.value, picked.reason if picked.value is None
                                           else None)
     errors = [r for r in results if r.status == "error"]
-    status: Status = "error" if errors else primary.status
-    reason = errors[0].reason if errors else primary.reason
+    status: Status = "error" if errors else main.status
     usage = Usage()
     for r in results:
         usage.add(r.usage)
-    relevancy = next((r.relevancy for r in results if r.relevancy is not None), None)
-    return SampleResult(index=primary.index, id=primary.id, status=status, reason=reason,
-                        metrics=metrics, verdicts=primary.verdicts, evidence=primary.evidence,
-                        usage=usage, diagnostics=primary.diagnostics, relevancy=relevancy)
+    others = tuple(
+        JudgeEvidence(judge=group.identity, metrics=tuple(m.name for m in group.metrics),
+                      status=result.status, reason=result.reason, evidence=result.evidence)
+        for g, (group, result) in enumerate(zip(plan.groups, results, strict=True))
+        if g != plan.main)
+    return SampleResult(index=main.index, id=main.id, status=status,
+                        reason=errors[0].reason if errors else main.reason,
+                        metrics=metrics, verdicts=main.verdicts, evidence=main.evidence,
+                        usage=usage, error_kind=errors[0].error_kind if errors else None,
+                        by_judge=others, diagnostics=main.diagnostics,
+                        relevancy=next((r.relevancy for r in results if r.relevancy is not None),
+                                       None))

@@ -1,8 +1,13 @@
-"""Live progress on stderr (rich): rows, rate, ETA, judge calls, tokens, cost, errors."""
+"""The one live progress display (rich, on stderr): rows, rate, ETA, judge usage, errors.
+
+``RichProgress(total)`` follows a scoring run (``update(stats)`` after each row); the stress
+commands use the same display with one line per phase (``phase(name, done, total)``).
+"""
 
 from __future__ import annotations
 
 from types import TracebackType
+from typing import Any
 
 from rich.console import Console
 from rich.progress import (
@@ -11,6 +16,7 @@ from rich.progress import (
     Progress,
     ProgressColumn,
     Task,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -42,22 +48,39 @@ def usage_line(stats: RunStats) -> str:
 
 
 class RichProgress:
-    """A context manager; ``update(stats)`` after each row (rich redraws ~10 times a second)."""
+    """A context manager drawing one bar per task; rich redraws ~10 times a second.
 
-    def __init__(self, total: int | None, console: Console | None = None) -> None:
-        self._progress = Progress(
-            BarColumn(bar_width=20), MofNCompleteColumn(), _RateColumn(), TimeElapsedColumn(),
-            TimeRemainingColumn(), TextColumn("{task.fields[usage]}"),
-            console=console or Console(stderr=True), transient=False,
-        )
-        self._task = self._progress.add_task("scoring", total=total, usage="")
+    ``transient``: the bars disappear when done (the stress commands print a table after).
+    """
 
-    def __enter__(self) -> None:
+    def __init__(self, total: int | None = None, console: Console | None = None, *,
+                 transient: bool = False, description: str | None = None) -> None:
+        columns: list[Any] = [BarColumn(bar_width=20), MofNCompleteColumn(), _RateColumn(),
+                              TimeElapsedColumn(), TimeRemainingColumn(),
+                              TextColumn("{task.fields[note]}", markup=False)]
+        if description is not None:
+            columns.insert(0, TextColumn("{task.description}", markup=False))
+        self._progress = Progress(*columns, console=console or Console(stderr=True),
+                                  transient=transient)
+        self._tasks: dict[str, TaskID] = {}
+        self._total = total
+        if description is None:  # a scoring run: its bar shows from the start
+            self.phase("scoring", 0, total)
+
+    def __enter__(self) -> RichProgress:
         self._progress.start()
+        return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self._progress.stop()
 
+    def phase(self, name: str, done: int, total: int | None, note: str = "") -> None:
+        """Show ``done`` of ``total`` for the task ``name`` (created on first use)."""
+        if name not in self._tasks:
+            self._tasks[name] = self._progress.add_task(name, total=total, note=note)
+        self._progress.update(self._tasks[name], completed=done, total=total, note=note)
+
     def update(self, stats: RunStats) -> None:
-        self._progress.update(self._task, completed=stats.rows, usage=usage_line(stats))
+        """After each row of a scoring run."""
+        self.phase("scoring", stats.rows, self._total, usage_line(stats))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,7 +28,10 @@ class RunStats:
     resumed: int = 0
     usage: Usage = field(default_factory=Usage)
     run_usage: Usage = field(default_factory=Usage)
-    first_errors: list[tuple[int, str]] = field(default_factory=list)
+    #: (row index, error kind, reason) of the first errors, for the run's message.
+    first_errors: list[tuple[int, str, str]] = field(default_factory=list)
+    #: error kind (``transport``, ``output``, ``input``...) -> rows.
+    error_kinds: dict[str, int] = field(default_factory=dict)
     _values: dict[str, array[float]] = field(default_factory=dict)
     _undefined: dict[str, int] = field(default_factory=dict)
     #: check -> [verdicts in the judge's uncertainty band, verdicts] (scored judges only)
@@ -46,8 +49,10 @@ class RunStats:
         else:
             self.run_usage.add(usage)
         if status == "error":
+            kind = str(row.get("error_kind") or "other")
+            self.error_kinds[kind] = self.error_kinds.get(kind, 0) + 1
             if len(self.first_errors) < 20:
-                self.first_errors.append((index, str(row.get("reason"))))
+                self.first_errors.append((index, kind, str(row.get("reason"))))
             return
         for check, (u, n) in (row.get("uncertain") or {}).items():
             acc = self._doubt.setdefault(str(check), [0, 0])
@@ -70,10 +75,6 @@ class RunStats:
             out[name] = MetricSummary(name, mean, ci, len(values), self._undefined.get(name, 0),
                                       self.status.get("error", 0), method)
         return out
-
-    def gate_means(self, names: Sequence[str]) -> dict[str, float | None]:
-        s = self.summary()
-        return {n: (s[n].mean if n in s else None) for n in names}
 
     def uncertain_shares(self) -> dict[str, float]:
         """Per metric: the share of the verdicts it reads that lie in the judge's uncertainty

@@ -19,6 +19,7 @@ from ..judges.adapt import as_judge
 from ..judges.base import Judge, metered
 from ..judges.registry import get_judge
 from ..samples import Sample
+from .failures import describe_failure, failure_kind
 from .judging import judge_sample
 from .results import MetricResult, SampleResult, Status, error_result, result_from_verdicts
 from .sources import ask_sources
@@ -50,11 +51,12 @@ def as_sample(sample: Sample | Mapping[str, Any] | Any, fields: Mapping[str, Any
 async def ascore_sample(sample: Sample, judge: Judge | str, *, index: int | None = None,
                         compat: Compat | None = None,
                         relevancy: AnswerRelevancy | None = None) -> SampleResult:
-    """Judge one sample once and compute every metric from it. Never raises for judge
-    failures: they become an ``error`` result with the reason. ``compat="ragchecker"``:
-    RAGChecker's values where a denominator is empty (0.0) instead of undefined.
-    ``relevancy``: also compute Answer Relevancy with that metric's settings (its questions
-    come from the same pass)."""
+    """Judge one sample once and compute every metric from it. A judge failure (an
+    unreachable endpoint, a timeout, an unusable answer) becomes an ``error`` result with the
+    reason and its ``error_kind``; anything else is a bug and is raised.
+    ``compat="ragchecker"``: RAGChecker's values where a denominator is empty (0.0) instead
+    of undefined. ``relevancy``: also compute Answer Relevancy with that metric's settings
+    (its questions come from the same pass)."""
     check_compat(compat)
     resolved = get_judge(judge)
     with metered() as usage:
@@ -66,9 +68,12 @@ async def ascore_sample(sample: Sample, judge: Judge | str, *, index: int | None
             cv = await judge_sample(sample, resolved, questions=request)
             if relevancy is not None and request is not None:
                 ar = await relevancy.measure(sample, cv.response_claims, request.asked)
-        except Exception as exc:  # a failed judge (or embedder) must not lose the row
-            return error_result(f"{type(exc).__name__}: {exc}", index=index, id=sample.id,
-                                usage=usage)
+        except Exception as exc:
+            kind = failure_kind(exc)
+            if kind is None:  # a bug (ours or a custom judge's) must not hide in a row
+                raise
+            return error_result(describe_failure(exc), index=index, id=sample.id, usage=usage,
+                                kind=kind)
         result = result_from_verdicts(cv, index=index, id=sample.id, usage=usage,
                                       chunks=sample.retrieved_contexts, reference=sample.reference,
                                       question=sample.user_input, compat=compat)

@@ -1,4 +1,10 @@
-"""Per-sample results: a status, every metric, the evidence and the judge usage."""
+"""Per-sample results: a status, every metric, the evidence and the judge usage.
+
+A result and its output row (``to_row``, the CONTRACTS JSONL shape) carry the same
+information: ``SampleResult.from_row`` rebuilds the result from a row, hints included, so a
+run's ``Report`` can be built from the rows it journals and a resumed run reports exactly
+what an uninterrupted one does.
+"""
 
 from __future__ import annotations
 
@@ -6,16 +12,25 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from ..engine.evidence import Evidence, MisattributedSpan, build_evidence
+from ..engine.evidence import (
+    ChunkEvidence,
+    Evidence,
+    MisattributedSpan,
+    ReferenceClaimEvidence,
+    ResponseClaimEvidence,
+    build_evidence,
+)
 from ..engine.matrix import ClaimVerdicts
 from ..engine.metrics import METRIC_NAMES, NO_RESPONSE_CLAIMS, Compat, MetricValue, compute_metrics
 from ..engine.relevancy import RelevancyEvidence
 from ..judges.base import Usage
+from ..verdicts import Verdict
+from .failures import ErrorKind
 from .misattribution import find_misattributions
 from .provenance import closest_chunk
 
-__all__ = ["DIAGNOSTIC_NAMES", "Status", "SampleResult", "MetricResult", "result_from_verdicts",
-           "error_result", "with_misattributions"]
+__all__ = ["DIAGNOSTIC_NAMES", "JudgeEvidence", "MetricResult", "SampleResult", "Status",
+           "error_result", "result_from_verdicts", "with_misattributions"]
 
 #: Diagnostics beside the metric family: never part of its algebra, never in ``metrics``.
 DIAGNOSTIC_NAMES: tuple[str, ...] = ("noise_misattribution",)
@@ -24,12 +39,39 @@ Status = Literal["ok", "undefined", "error"]
 
 
 @dataclass(frozen=True)
+class JudgeEvidence:
+    """With several judges: what one judge group (other than the main one) found."""
+
+    judge: Mapping[str, Any]
+    metrics: tuple[str, ...]
+    status: Status
+    reason: str | None
+    evidence: Evidence | None
+
+    def to_dict(self) -> dict[str, Any]:
+        ev = self.evidence.to_dict() if self.evidence is not None else None
+        return {"judge": dict(self.judge), "metrics": list(self.metrics), "status": self.status,
+                "reason": self.reason,
+                "response_claims": ev["response_claims"] if ev else [],
+                "reference_claims": ev["reference_claims"] if ev else [],
+                "chunks": ev["chunks"] if ev else []}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> JudgeEvidence:
+        return cls(judge=data.get("judge") or {}, metrics=tuple(data.get("metrics") or ()),
+                   status=data.get("status", "ok"), reason=data.get("reason"),
+                   evidence=evidence_from_dict(data))
+
+
+@dataclass(frozen=True)
 class SampleResult:
     """Everything known about one scored sample.
 
-    ``status`` is ``error`` when the sample could not be judged (``reason`` says why),
-    ``undefined`` when the response or the reference yielded no claims, else ``ok``.
-    Individual metrics can still be undefined in an ``ok`` sample (e.g. no chunks).
+    ``status`` is ``error`` when the sample could not be judged (``reason`` says why and
+    ``error_kind`` what failed), ``undefined`` when the response or the reference yielded
+    no claims, else ``ok``. Individual metrics can still be undefined in an ``ok`` sample
+    (e.g. no chunks). With several judges, ``evidence`` is the main judge's (the one that
+    produced noise sensitivity) and ``by_judge`` holds the others'.
     """
 
     index: int | None
@@ -40,6 +82,8 @@ class SampleResult:
     verdicts: ClaimVerdicts | None = None
     evidence: Evidence | None = None
     usage: Usage = field(default_factory=Usage)
+    error_kind: ErrorKind | None = None
+    by_judge: tuple[JudgeEvidence, ...] = ()
     #: ``noise_misattribution``: share of response claims carrying a detail stated in a chunk
     #: about another entity (see ``scoring.misattribution``).
     diagnostics: Mapping[str, MetricValue] = field(default_factory=dict)
@@ -50,19 +94,28 @@ class SampleResult:
         mv = self.metrics.get(name) or self.diagnostics.get(name)
         return None if mv is None else mv.value
 
-    def to_row(self) -> dict[str, Any]:
-        """The JSONL row shape promised in CONTRACTS.md."""
+    def to_row(self, extra: Sequence[str] = ()) -> dict[str, Any]:
+        """The JSONL row shape promised in CONTRACTS.md, plus the ``extra`` metric columns."""
         ev = self.evidence.to_dict() if self.evidence is not None else None
         usage = self.usage
+        metrics: dict[str, float | None] = {}
+        undefined: dict[str, str | None] = {}
+        for name in (*METRIC_NAMES, *extra):
+            mv = self.metrics.get(name)
+            metrics[name] = None if mv is None else mv.value
+            # An extra column of an error row has no reason of its own: the row's says it.
+            if mv is not None and mv.value is None and (name in METRIC_NAMES
+                                                        or self.status != "error"):
+                undefined[name] = mv.reason
+        undefined.update((name, mv.reason) for name, mv in self.diagnostics.items()
+                         if mv.value is None)
         row: dict[str, Any] = {
             "id": self.id,
             "status": self.status,
             "reason": self.reason,
-            "metrics": {name: (self.metrics[name].value if name in self.metrics else None)
-                        for name in METRIC_NAMES},
-            "undefined": {name: mv.reason for name, mv in (*self.metrics.items(),
-                                                          *self.diagnostics.items())
-                          if mv.value is None},
+            "error_kind": self.error_kind,
+            "metrics": metrics,
+            "undefined": undefined,
             "diagnostics": {name: mv.value for name, mv in self.diagnostics.items()},
             "response_claims": ev["response_claims"] if ev else [],
             "reference_claims": ev["reference_claims"] if ev else [],
@@ -75,9 +128,75 @@ class SampleResult:
                       "re_asks": usage.re_asks, "fallbacks": usage.fallbacks,
                       "timeouts": usage.timeouts, "failed_calls": usage.failed_calls},
         }
+        if self.by_judge:
+            row["evidence_by_judge"] = [j.to_dict() for j in self.by_judge]
         if self.relevancy is not None:
             row["answer_relevancy"] = self.relevancy.to_dict()
         return row
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any], verdicts: Mapping[str, Any] | None = None, *,
+                 index: int | None = None) -> SampleResult:
+        """The result a row was written from (``to_row(extra)`` gives the row back)."""
+        undefined = row.get("undefined") or {}
+
+        def values(block: Mapping[str, Any] | None) -> dict[str, MetricValue]:
+            out: dict[str, MetricValue] = {}
+            for name, value in (block or {}).items():
+                if value is not None:
+                    out[name] = MetricValue(float(value))
+                elif name in undefined:
+                    out[name] = MetricValue(None, undefined[name])
+            return out
+
+        metrics = values(row.get("metrics"))
+        cv = ClaimVerdicts.from_dict(dict(verdicts)) if verdicts else None
+        evidence = evidence_from_dict(row)
+        if evidence is None and cv is not None:
+            evidence = build_evidence(cv)
+        return cls(index=index if index is not None else row.get("index"), id=row.get("id"),
+                   status=row["status"], reason=row.get("reason"), metrics=metrics, verdicts=cv,
+                   evidence=evidence, usage=Usage.from_dict(dict(row.get("usage") or {})),
+                   error_kind=row.get("error_kind"),
+                   by_judge=tuple(JudgeEvidence.from_dict(d)
+                                  for d in row.get("evidence_by_judge") or ()),
+                   diagnostics=values(row.get("diagnostics")),
+                   relevancy=(RelevancyEvidence.from_dict(row["answer_relevancy"])
+                              if row.get("answer_relevancy") else None))
+
+
+def _floats(values: Sequence[float] | None) -> tuple[float, ...] | None:
+    return None if values is None else tuple(values)
+
+
+def evidence_from_dict(data: Mapping[str, Any]) -> Evidence | None:
+    """Evidence from its ``to_dict`` form (None when there is none: no claims, no chunks)."""
+    resp, ref, chunks = (data.get("response_claims") or [], data.get("reference_claims") or [],
+                         data.get("chunks") or [])
+    if not (resp or ref or chunks) and data.get("status") == "error":
+        return None
+    return Evidence(
+        response_claims=tuple(ResponseClaimEvidence(
+            text=c["text"], correct=c["correct"], reference_verdict=Verdict(c["reference_verdict"]),
+            entailed_by=tuple(c["entailed_by"]), contradicted_by=tuple(c["contradicted_by"]),
+            bucket=c["bucket"], leaked_from=tuple(c["leaked_from"]),
+            closest_chunk=c.get("closest_chunk"), closest_overlap=c.get("closest_overlap"),
+            misattributed_from=tuple(c.get("misattributed_from") or ()),
+            misattributed_spans=tuple(MisattributedSpan(int(m["chunk"]), int(m["start"]),
+                                                        int(m["end"]), str(m.get("detail", "")))
+                                      for m in c.get("misattributed_spans") or ()),
+            reference_score=c.get("reference_score"), chunk_scores=_floats(c.get("chunk_scores")),
+            uncertain=tuple(c.get("uncertain") or ()))
+            for c in resp),
+        reference_claims=tuple(ReferenceClaimEvidence(
+            text=c["text"], entailed_by=tuple(c["entailed_by"]), in_response=c["in_response"],
+            response_verdict=Verdict(c["response_verdict"]),
+            response_score=c.get("response_score"), chunk_scores=_floats(c.get("chunk_scores")),
+            uncertain=tuple(c.get("uncertain") or ())) for c in ref),
+        chunks=tuple(ChunkEvidence(index=c["index"], relevant=c["relevant"],
+                            entails_reference_claims=tuple(c["entails_reference_claims"]),
+                            entails_response_claims=tuple(c["entails_response_claims"]))
+                     for c in chunks))
 
 
 @dataclass(frozen=True)
@@ -110,9 +229,11 @@ def misattribution_metric(evidence: Evidence) -> MetricValue:
 
 def _with_hints(evidence: Evidence, chunks: Sequence[str], reference: str,
                 question: str) -> Evidence:
+    """On each wrong claim that no chunk entails (and only there): a ``closest_chunk`` hint,
+    and the chunks it is misattributed from."""
     claims = []
     for c in evidence.response_claims:
-        if c.entailed_by:
+        if c.correct or c.entailed_by:
             claims.append(c)
             continue
         hint = closest_chunk(c.text, chunks, reference)
@@ -148,9 +269,9 @@ def result_from_verdicts(cv: ClaimVerdicts, *, index: int | None = None, id: str
                          reference: str = "", question: str = "",
                          compat: Compat | None = None) -> SampleResult:
     """Metrics, status and evidence of a judged sample; ``chunks`` (with the ``reference``
-    and ``question`` texts) enable provenance hints and misattribution for claims no chunk
-    entails; ``compat="ragchecker"`` gives RAGChecker's values where a denominator is empty
-    (the status still says why)."""
+    and ``question`` texts) enable provenance hints and misattribution for wrong claims no
+    chunk entails; ``compat="ragchecker"`` gives RAGChecker's values where a denominator is
+    empty (the status still says why)."""
     metrics = compute_metrics(cv, compat=compat)
     status: Status = "ok"
     reason = None
@@ -167,8 +288,8 @@ def result_from_verdicts(cv: ClaimVerdicts, *, index: int | None = None, id: str
 
 
 def error_result(reason: str, *, index: int | None = None, id: str | None = None,
-                 usage: Usage | None = None) -> SampleResult:
-    return SampleResult(index=index, id=id, status="error", reason=reason,
+                 usage: Usage | None = None, kind: ErrorKind | None = None) -> SampleResult:
+    return SampleResult(index=index, id=id, status="error", reason=reason or "(no reason given)",
                         metrics={name: MetricValue(None, "error") for name in METRIC_NAMES},
-                        usage=usage or Usage(),
+                        usage=usage or Usage(), error_kind=kind,
                         diagnostics={name: MetricValue(None, "error") for name in DIAGNOSTIC_NAMES})

@@ -17,6 +17,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ..engine.evidence import MisattributedSpan
 from ..samples import Sample
+from .failures import failure_kind
 from .results import SampleResult, with_misattributions
 
 __all__ = ["SourceFinder", "ask_sources", "quote_span"]
@@ -60,6 +61,8 @@ async def ask_sources(judge: Any, sample: Sample, result: SampleResult) -> Sampl
         answers = await finder(sample.user_input, sample.reference, chunks,
                                [claims[i].text for i in asked])
     except Exception as exc:  # a diagnostic must not cost the row: keep the offline answer
+        if failure_kind(exc) is None:
+            raise  # ... but a bug is a bug
         log.warning("row %s: misattribution call failed (%s: %s); token alignment kept",
                     result.index, type(exc).__name__, exc)
         return result

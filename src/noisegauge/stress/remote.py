@@ -17,6 +17,7 @@ from typing import Any
 
 from .._async import in_daemon_thread
 from ..errors import InvalidInput, MissingDependency
+from ..infra.secrets import register_secret, register_secret_header
 
 __all__ = ["OpenAIChatPipeline", "HttpJsonPipeline", "PROMPTS", "render_prompt", "json_path"]
 
@@ -65,6 +66,7 @@ class OpenAIChatPipeline:
         self.model = model
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL")
         self._api_key = api_key
+        register_secret(api_key)
         self.template = _load_template(prompt)
         self.temperature = temperature
         self.max_tokens = max_tokens
@@ -162,6 +164,8 @@ class HttpJsonPipeline:
         self.template: Any = request_template or {"question": "{question}", "contexts": "{contexts}"}
         self.answer_path = answer_path
         self.headers = dict(headers or {})
+        for name, value in self.headers.items():
+            register_secret_header(name, value)
         self.timeout = timeout
 
     def identity(self) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from typing import Any
 from ..engine.metrics import METRIC_NAMES
 from ..engine.summary import interval
 from ..errors import MissingDependency
+from ..infra.secrets import redact
 from ..scoring.results import SampleResult
 from .chunks import Chunk
 
@@ -187,7 +188,7 @@ class StressReport:
         def dump_jsonl(name: str, rows: Iterable[Mapping[str, Any]]) -> None:
             with (d / name).open("w", encoding="utf-8") as f:
                 for row in rows:
-                    f.write(json.dumps(row, ensure_ascii=False) + "\n")
+                    f.write(redact(json.dumps(row, ensure_ascii=False)) + "\n")
             written[name] = d / name
 
         dump_jsonl("samples.jsonl", (r.sample_record() for r in self.rows))
@@ -196,8 +197,8 @@ class StressReport:
         curve = self.curve()
         (d / "curve.json").write_text(json.dumps(curve, indent=1) + "\n", encoding="utf-8")
         written["curve.json"] = d / "curve.json"
-        (d / "run.json").write_text(json.dumps(dict(self.config), indent=1, ensure_ascii=False,
-                                               default=str) + "\n", encoding="utf-8")
+        (d / "run.json").write_text(redact(json.dumps(dict(self.config), indent=1, ensure_ascii=False,
+                                                      default=str)) + "\n", encoding="utf-8")
         written["run.json"] = d / "run.json"
         if plot:
             from .plot import plot_curve

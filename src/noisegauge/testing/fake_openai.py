@@ -22,8 +22,12 @@ user message. Pass ``responder=`` for anything else: ``(request, choice_index) -
 
 from __future__ import annotations
 
+import contextlib
 import json
+import random
 import re
+import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -117,6 +121,7 @@ class Fault:
     when: Callable[[FakeRequest], bool] | None = None
     times: int = 1
     body: dict[str, Any] | None = None  #: error body to send with ``status``
+    drop: bool = False  #: close the connection without an answer (a crash mid-request)
 
 
 def drop_ids(*ids: str) -> Callable[[str], str]:
@@ -189,6 +194,13 @@ class FakeOpenAIServer:
         self.report_usage = report_usage
         self.chatty_text = chatty_text  #: plain-text mode wraps answers in prose + a code fence
         self.max_choices = max_choices  #: answer at most this many choices, whatever ``n`` asks
+        #: Fault scenarios (see ``chaos``): after this many chat requests, every later one
+        #: is dropped unanswered, as by a server that died; answers and headers that echo
+        #: the caller's key; the only models served (others get 404 model_not_found).
+        self.die_after: int | None = None
+        self.echo_key = False
+        self.models: set[str] | None = None
+        self._chaos: tuple[float, random.Random, float] | None = None
         self.in_flight = 0              #: chat requests being answered right now
         self.max_in_flight = 0          #: the most that were ever answered at once
         self.requests: list[FakeRequest] = []
@@ -211,9 +223,27 @@ class FakeOpenAIServer:
             self.faults.append(fault)
         return fault
 
+    def chaos(self, rate: float, *, seed: int = 0, hang: float = 2.0) -> None:
+        """Fail a ``rate`` share of chat requests at random (seeded), each with one of: 429
+        with a short Retry-After, 500, a dropped connection, a hang of ``hang`` seconds,
+        unreadable JSON, or an answer cut at half with ``finish_reason="length"``."""
+        self._chaos = (rate, random.Random(seed), hang)
+
+    def _chaos_fault(self) -> Fault | None:
+        if self._chaos is None:
+            return None
+        rate, rng, hang = self._chaos
+        if rng.random() >= rate:
+            return None
+        return rng.choice([
+            Fault(status=429, retry_after=0.02), Fault(status=500), Fault(drop=True),
+            Fault(delay=hang), Fault(content='{"t1": ["unfinished'),
+            Fault(finish_reason="length", transform=lambda text: text[: len(text) // 2])])
+
     def model_list(self) -> dict[str, Any]:
         """The body of ``GET /v1/models``."""
-        return {"object": "list", "data": [{"id": "fake", "object": "model"}]}
+        ids = sorted(self.models) if self.models is not None else ["fake"]
+        return {"object": "list", "data": [{"id": m, "object": "model"} for m in ids]}
 
     def chat_requests(self) -> list[FakeRequest]:
         """Requests to the chat-completions route, in arrival order."""
@@ -249,11 +279,13 @@ class FakeOpenAIServer:
 
     def _take_fault(self, request: FakeRequest) -> Fault | None:
         with self._lock:
+            if self.die_after is not None and len(self.chat_requests()) > self.die_after:
+                return Fault(drop=True)
             for fault in self.faults:
                 if fault.times > 0 and (fault.when is None or fault.when(request)):
                     fault.times -= 1
                     return fault
-        return None
+            return self._chaos_fault()
 
     def _answer(self, request: FakeRequest) -> tuple[int, dict[str, Any], dict[str, str]]:
         """(status, JSON body, extra headers) for a chat request."""
@@ -264,6 +296,9 @@ class FakeOpenAIServer:
                 headers = {"retry-after": str(fault.retry_after),
                            "retry-after-ms": str(int(fault.retry_after * 1000))}
             return fault.status, fault.body or _error(f"injected HTTP {fault.status}"), headers
+        model = request.body.get("model")
+        if self.models is not None and model not in self.models:
+            return 404, _error(f"The model `{model}` does not exist", "model_not_found"), {}
         if not self.json_schema and request.mode == "json_schema":
             return 400, _error("response_format type 'json_schema' is not supported"), {}
         if not self.json_object and request.mode == "json_object":
@@ -273,8 +308,11 @@ class FakeOpenAIServer:
             n = min(n, self.max_choices)
         limit = request.body.get("max_tokens") or request.body.get("max_completion_tokens")
         choices, completion = [], 0
+        key = request.headers.get("authorization", "").removeprefix("Bearer ")
         for i in range(n):
             content = self.responder(request, i)
+            if self.echo_key:
+                content = _echo(content, key)
             finish = "stop"
             if fault is not None and fault.transform is not None:
                 content = fault.transform(content)
@@ -296,7 +334,19 @@ class FakeOpenAIServer:
             body["usage"] = {"prompt_tokens": request.prompt_tokens,
                              "completion_tokens": completion,
                              "total_tokens": request.prompt_tokens + completion}
-        return 200, body, {}
+        return 200, body, ({"x-echo-key": key} if self.echo_key else {})
+
+
+def _echo(content: str, key: str) -> str:
+    """The answer with the caller's key slipped in: into every claim list of an extraction
+    answer (so it would reach claims, the cache and results), else appended."""
+    try:
+        data = json.loads(content)
+    except ValueError:
+        return f"{content} (key {key})"
+    if isinstance(data, dict) and all(isinstance(v, list) for v in data.values()):
+        return json.dumps({k: [*v, f"The API key is {key}."] for k, v in data.items()})
+    return content + f" // key {key}"
 
 
 def _embeddings(request: FakeRequest) -> dict[str, Any]:
@@ -322,6 +372,12 @@ class _Server(ThreadingHTTPServer):
     # The default backlog of 5 drops bursts of concurrent connects (the client then waits
     # ~1 s to retry), which would distort every latency measurement.
     request_queue_size = 256
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client killed mid-request (the chaos tests do that) is not the server's error.
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -387,6 +443,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, _embeddings(request), {})
             return
         request.fault = owner._take_fault(request)
+        if request.fault is not None and request.fault.drop:
+            request.status = -1  # no answer at all: the client sees the connection close
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(socket.SHUT_RDWR)
+            return
         with owner._lock:
             owner.in_flight += 1
             owner.max_in_flight = max(owner.max_in_flight, owner.in_flight)

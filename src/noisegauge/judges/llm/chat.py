@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...errors import JudgeOutputError, JudgeUnavailable
+from ...infra.secrets import register_secret
 from ...infra.transport import (
     AttemptTimeoutError,
     CallReport,
@@ -41,7 +42,6 @@ from .failures import (
     classify,
     public_url,
     redact,
-    register_secret,
 )
 from .modes import MODES, negotiation, refused, request_fields
 from .pricing import Price, cost_usd

@@ -3,12 +3,11 @@
 ``classify`` tells transport which errors are worth retrying (and when the server asked us
 to come back); an answer that refuses the request's output mode is not (``ModeRefused``
 then makes the judge try the next mode). ``redact`` and ``public_url`` keep keys out of
-every message; ``register_secret`` hands the key to the process-wide redaction.
+every message (the process-wide redaction is ``noisegauge.infra.secrets``).
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from collections.abc import Mapping
@@ -17,8 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 from ...infra.transport import Failure
 from .modes import refused
 
-__all__ = ["NO_KEY", "ModeRefused", "body_text", "classify", "public_url", "redact",
-           "register_secret"]
+__all__ = ["NO_KEY", "ModeRefused", "body_text", "classify", "public_url", "redact"]
 
 NO_KEY = "no-key"
 
@@ -45,18 +43,6 @@ def redact(text: str, key: str | None) -> str:
     if key and key != NO_KEY:
         text = text.replace(key, "***")
     return _SK.sub("sk-***", _BEARER.sub(r"\1***", text))
-
-
-def register_secret(key: str) -> None:
-    """Hand the key to the process-wide redaction of everything written out
-    (``noisegauge.infra.secrets``, where that module exists)."""
-    try:
-        secrets = importlib.import_module("noisegauge.infra.secrets")
-    except ImportError:
-        return
-    register = getattr(secrets, "register", None) or getattr(secrets, "register_secret", None)
-    if callable(register):
-        register(key)
 
 
 def _retry_after(headers: Mapping[str, str]) -> float | None:

@@ -35,6 +35,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from ...errors import InvalidInput, JudgeOutputError, MissingDependency
+from ...infra.secrets import register_secret
 from ...infra.store import JudgeCache
 from ...infra.transport import Limits, RetryPolicy
 from ...verdicts import Verdict
@@ -120,6 +121,7 @@ class OpenAIJudge:
         if s.misattribution == "llm":  # its prompt decides those answers: part of the identity
             self.identity_sources = (*self.identity_sources, "noisegauge.judges.llm.attribution")
         self.stats = JudgeStats()
+        register_secret(api_key or os.environ.get("OPENAI_API_KEY"))  # masked in every output
         self._chat = ChatEndpoint(
             model, self.base_url, api_key or os.environ.get("OPENAI_API_KEY"),
             output_mode=s.output_mode, temperature=self._temperature(), seed=s.seed,

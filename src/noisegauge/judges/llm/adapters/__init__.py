@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from ....errors import InvalidInput
 from ...base import Judge
 from .senders import Sender, langchain_sender, litellm_sender, openai_sender
 
@@ -83,7 +84,7 @@ def _inner_openai_client(client: Any) -> Any:
 
 
 def adapt(obj: Any, *, model: str | None = None, **settings: Any) -> Judge:
-    """The LLM judge for ``obj`` (see the module doc); ``TypeError`` for anything else."""
+    """The LLM judge for ``obj`` (see the module doc); ``InvalidInput`` for anything else."""
     kind = kind_of(obj)
     if kind == "openai":
         return _openai_client(obj, model, **settings)
@@ -97,8 +98,9 @@ def adapt(obj: Any, *, model: str | None = None, **settings: Any) -> Judge:
             return _openai_client(inner, model or obj.model, **settings)
         if "litellm" in (str(getattr(obj, "provider", "")) + type(obj).__name__).lower():
             return make_litellm_judge(model or obj.model, **settings)
-    raise TypeError(
-        f"cannot use a {type(obj).__module__}.{type(obj).__name__} as a judge: expected a "
+    raise InvalidInput(
+        f"cannot use a {type(obj).__module__}.{type(obj).__name__} as a judge (not a judge): "
+        "expected a "
         "Judge, a spec string ('lexical', 'openai:gpt-4o-mini', 'litellm:ollama/llama3'), an "
         "openai client with model=, a LangChain chat model, or a Ragas LLM wrapper")
 
