@@ -127,6 +127,21 @@ def test_ragas_wrappers(server: FakeOpenAIServer,
     assert _no_key_in(judge)["via"] == "openai-client"
 
 
+def test_real_ragas_wrappers(server: FakeOpenAIServer,
+                             reference: list[dict[str, Any]]) -> None:
+    """The installed Ragas' own LangchainLLMWrapper and llm_factory results (skipped without
+    Ragas; .ci/run has no Ragas, see there, so run it in a venv with `pip install ragas`)."""
+    llms = pytest.importorskip("ragas.llms", reason="pip install 'noisegauge[ragas]'")
+    lc = pytest.importorskip("langchain_openai", reason="pip install 'noisegauge[langchain]'")
+    wrapped = llms.LangchainLLMWrapper(lc.ChatOpenAI(model="fake", base_url=server.url,
+                                                     api_key=KEY, max_retries=0))
+    assert _values(NoiseSensitivity(llm=wrapped).judge) == reference
+    made = llms.llm_factory("fake", client=openai.AsyncOpenAI(base_url=server.url, api_key=KEY))
+    judge = NoiseSensitivity(llm=made).judge
+    assert _values(judge) == reference
+    assert _no_key_in(judge)["model"] == "fake"
+
+
 def test_litellm_model_string(server: FakeOpenAIServer,
                               reference: list[dict[str, Any]],
                               monkeypatch: pytest.MonkeyPatch) -> None:
