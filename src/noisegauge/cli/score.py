@@ -23,6 +23,7 @@ import asyncio
 import errno
 import itertools
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,7 @@ from ..runner.plan import Plan, aclose_judges, resolve_metrics
 from ..runner.progress import usage_line
 from ..runner.stats import RunStats
 from ..samples import MAX_TEXT_CHARS
+from .ci import bars, ci_options, config_of, gates_of, write_ci_outputs
 from .console import cli_logging, error, note, stdout
 from .gates import Gate, check_gates, parse_gates
 from .judging import check_canaries, endpoint_lines, summary_usage_line
@@ -205,8 +207,10 @@ def _make_judge(spec: str, settings: dict[str, Any]) -> Judge:
 @click.option("--compat", type=click.Choice(COMPAT_MODES),
               help="ragchecker: RAGChecker's computation.py values (0.0) where a metric has no "
                    "denominator, instead of undefined.")
-def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str | None,
-          timeout: float | None, max_retries: int | None, out: Path | None,
+@ci_options
+@click.pass_context
+def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str | None,
+          api_key: str | None, timeout: float | None, max_retries: int | None, out: Path | None,
           out_format: str | None, report_path: Path | None, input_format: str | None,
           metrics: str | None,
           fail_above: tuple[str, ...], fail_below: tuple[str, ...], max_error_rate: float | None,
@@ -214,7 +218,8 @@ def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str 
           no_canaries: bool, output_mode: str | None, max_concurrency: int | None,
           cache_path: Path | None, no_cache: bool, restart: bool, strict: bool,
           quiet: bool, engine: str, ray_address: str | None, workers: int | None,
-          compat: str | None) -> None:
+          compat: str | None, config_path: Path | None, junit_path: Path | None,
+          markdown_path: Path | None) -> None:
     """Score every row of INPUT (JSONL, JSON, RAGChecker JSON, CSV, Parquet).
 
     Fields: user_input/question/query, response/answer, reference/ground_truth/gt_answer,
@@ -236,9 +241,20 @@ def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str 
         raise click.UsageError("--out would overwrite INPUT; choose another file")
     if engine == "local" and (ray_address is not None or workers is not None):
         raise click.UsageError("--ray-address and --workers need --engine ray")
+    try:
+        cfg = config_of(config_path)
+    except NoiseGaugeError as exc:
+        raise click.BadParameter(str(exc), param_hint="--config") from None
+    all_bars = bars(gates, cfg)  # the file's bars, with the flags' replacing theirs
+    gates = gates_of(all_bars)
+    metrics = metrics if metrics is not None or cfg.metrics is None else ",".join(cfg.metrics)
+    if cfg.judge and ctx.get_parameter_source("judge_spec") is click.core.ParameterSource.DEFAULT:
+        judge_spec = cfg.judge
     settings = {"base_url": base_url, "api_key": api_key, "timeout": timeout,
                 "max_retries": max_retries, "output_mode": output_mode,
                 "max_concurrency": max_concurrency}
+    ci_files = junit_path is not None or markdown_path is not None
+    started = time.monotonic()
     with cli_logging(quiet):
         try:
             report, cache_file, judge, canaries = _run(
@@ -247,6 +263,7 @@ def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str 
                 quiet=quiet, concurrency=concurrency, max_chars=max_chars,
                 failures=max_consecutive_failures, report_path=report_path,
                 compat=check_compat(compat), canaries_on=not no_canaries,
+                keep_rows=report_path is not None or ci_files,
                 scale={"engine": engine, "ray_address": ray_address, "workers": workers})
         except InvalidSample as exc:
             error(f"{exc}; stopped (--strict). {_saved(out)}")
@@ -266,6 +283,10 @@ def score(input_path: Path, judge_spec: str, base_url: str | None, api_key: str 
             raise SystemExit(EXIT_INTERRUPTED) from None
     if report_path is not None:
         stdout().print(f"report: {report_path}")
+    if ci_files:  # written whatever the gates say: a failed run is when CI files matter most
+        write_ci_outputs(report.rows(), report.metrics, all_bars, title=input_path.name,
+                         junit=junit_path, markdown=markdown_path, judges=report.judges,
+                         elapsed=time.monotonic() - started)
     raise SystemExit(_finish(report.stats, gates, out, cache_file, max_error_rate, allow_errors,
                              (judge,), canaries))
 
@@ -302,8 +323,8 @@ def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: 
          out: Path | None, out_format: str | None, restart: bool, strict: bool, quiet: bool,
          concurrency: int, max_chars: int, failures: int,
          report_path: Path | None = None, compat: Compat | None = None,
-         canaries_on: bool = True, scale: dict[str, Any] | None = None
-         ) -> tuple[Report, Path | None, Judge, CanaryReport]:
+         canaries_on: bool = True, keep_rows: bool = False,
+         scale: dict[str, Any] | None = None) -> tuple[Report, Path | None, Judge, CanaryReport]:
     source = _open_input(input_path, input_format)
     if out is not None:
         _check_writable(out)  # before the probe and canaries spend judge calls
@@ -330,8 +351,8 @@ def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: 
             return await aevaluate(source, metrics, judge=watched, concurrency=concurrency,
                                    cache=store if store is not None else False, out=out,
                                    out_format=out_format, resume=not restart, strict=strict,
-                                   # Rows stay in memory only for an HTML report.
-                                   progress=not quiet, keep_results=report_path is not None,
+                                   # Rows stay in memory only for the report and CI files.
+                                   progress=not quiet, keep_results=keep_rows,
                                    max_chars=max_chars,
                                    max_consecutive_failures=failures or None,
                                    compat=compat, on_start=before_rows, **scale)

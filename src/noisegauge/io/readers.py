@@ -19,6 +19,7 @@ from typing import Any, Literal
 from ..errors import InvalidInput, InvalidSample, MissingDependency
 from ..samples import Sample
 from .encoding import byte_lines, open_text, sniff_encoding
+from .ragas import object_row, unwrap_dataset
 from .rows import (
     KNOWN_COLUMNS,
     MAX_DEPTH,
@@ -26,7 +27,6 @@ from .rows import (
     clean_tabular,
     fingerprint,
     record_row,
-    sample_row,
 )
 
 __all__ = ["FORMATS", "InputFormat", "Source", "detect_format", "open_source", "sniff_encoding"]
@@ -56,6 +56,7 @@ def open_source(dataset: Any, format: str | None = None) -> Source:
         return dataset
     if isinstance(dataset, (str, os.PathLike)):
         return _open_path(Path(dataset), format)
+    dataset = unwrap_dataset(dataset)  # a Ragas EvaluationDataset or EvaluationResult
     module = type(dataset).__module__.split(".")[0]
     if module == "pandas" and hasattr(dataset, "iloc"):
         return Source(_dataframe_rows(dataset), len(dataset), "DataFrame")
@@ -75,7 +76,7 @@ def open_source(dataset: Any, format: str | None = None) -> Source:
 
 def _object_rows(items: Iterable[Any]) -> Iterator[RawRow]:
     for i, item in enumerate(items):
-        yield sample_row(i, item) if isinstance(item, Sample) else record_row(i, item)
+        yield object_row(i, item)  # a Sample, a dict, or a Ragas sample object
 
 
 def _columns_source(columns: Mapping[str, Any]) -> Source:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..infra.store import JudgeCache
@@ -121,6 +121,27 @@ class CachedJudge:
             self._save(method, premises[j], claims, verdicts, raw)
             found[j] = verdicts
         return [f if f is not None else [] for f in found]
+
+    async def extract_with_questions(self, text: str, question: str | None, n: int) -> Any:
+        """The wrapped judge's claims with Answer Relevancy's questions (when it writes them
+        in its extraction), cached; None when it does not (the scorer then writes them)."""
+        inner = getattr(self.inner, "extract_with_questions", None)
+        if not callable(inner):
+            return None
+        version = getattr(self.inner, "questions_version", "")
+        key = self.store.key(self._ns, "extract_with_questions", text, question, n, version)
+        hit = self.store.get(key)
+        if isinstance(hit, dict) and isinstance(hit.get("claims"), list) and isinstance(
+                hit.get("questions"), list):
+            record_usage(Usage(cached_calls=1))
+            return hit
+        with capture_raw() as raw:
+            out = await inner(text, question, n)
+        if isinstance(out, Mapping) and isinstance(out.get("claims"), list) and isinstance(
+                out.get("questions"), list):
+            self.store.put(key, dict(out), raw=raw, namespace=self._ns,
+                           method="extract_with_questions")
+        return out
 
     async def find_sources(self, question: str, reference: str, chunks: Sequence[str],
                            claims: Sequence[str]) -> Any:

@@ -24,6 +24,7 @@ JUDGE_FACTORIES: dict[str, str] = {
     "precomputed": "noisegauge.judges.registry:_make_precomputed",
     "openai": "noisegauge.judges.llm.judge:make_judge",
     "nli": "noisegauge.judges.nli.judge:make_judge",
+    "litellm": "noisegauge.judges.llm.adapters:make_litellm_judge",
 }
 
 

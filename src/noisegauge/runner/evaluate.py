@@ -40,6 +40,7 @@ from ..scoring.failures import describe_failure, failure_kind
 from ..scoring.metrics import Metric
 from ..scoring.results import SampleResult
 from .journal import Journal
+from .observe import notify
 from .plan import Plan, aclose_judges, build_plan
 from .progress import RichProgress
 from .run import arun, finalize, output_row
@@ -280,9 +281,11 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
         if store is not None:
             store.close() if owns_store else store.flush()
     ordered = [results[i] for i in range(len(results))]
-    return Report(results=[r for r, _ in ordered], samples=[s for _, s in ordered],
-                  metrics=plan.names, stats=stats, judges=[g.identity for g in plan.groups],
-                  kept=keep_results)
+    report = Report(results=[r for r, _ in ordered], samples=[s for _, s in ordered],
+                    metrics=plan.names, stats=stats, judges=[g.identity for g in plan.groups],
+                    kept=keep_results)
+    notify(report)  # e.g. the pytest plugin's session report
+    return report
 
 
 async def _run(source: Any, plan: Plan, *, concurrency: int, out: str | os.PathLike[str] | None,

@@ -32,6 +32,7 @@ from ..scoring.metrics import (
     RankedContextPrecision,
     SelfKnowledge,
 )
+from ..scoring.relevancy import AnswerRelevancy
 from ..scoring.results import JudgeEvidence, SampleResult, Status
 
 __all__ = ["METRIC_ALIASES", "JudgeGroup", "Plan", "aclose_judges", "build_plan", "merge",
@@ -43,6 +44,7 @@ _BY_NAME: dict[str, type[Metric]] = {
     "claim_recall": ContextRecall, "context_utilization": ContextUtilization,
     "precision": AnswerPrecision, "recall": AnswerRecall, "f1": AnswerF1,
     "context_precision_ranked": RankedContextPrecision,
+    "answer_relevancy": AnswerRelevancy,
 }
 
 #: Other names users know (RAGChecker, Ragas) -> ours.
@@ -80,7 +82,8 @@ def resolve_metrics(metrics: Sequence[Metric | str] | str | None, judge: Judge) 
         elif name in _BY_NAME:
             out.append(_BY_NAME[name](judge=judge))
         else:
-            known = ", ".join([*METRIC_NAMES, "context_precision_ranked", "noise_sensitivity", "all"])
+            known = ", ".join([*METRIC_NAMES, "context_precision_ranked", "answer_relevancy",
+                               "noise_sensitivity", "all"])
             raise InvalidInput(f"unknown metric {m!r}; known: {known}")
     seen: dict[str, Metric] = {}
     for m in out:
@@ -108,6 +111,13 @@ class JudgeGroup:
     judge: Judge                     # possibly wrapped in the cache
     identity: dict[str, Any]
     metrics: tuple[Metric, ...]
+
+    def score_options(self) -> dict[str, Any]:
+        """What the group's metrics ask of its judged pass (e.g. Answer Relevancy's questions)."""
+        options: dict[str, Any] = {}
+        for m in self.metrics:
+            options.update(m.score_options())
+        return options
 
 
 @dataclass(frozen=True)
@@ -220,4 +230,6 @@ def merge(plan: Plan, results: Sequence[SampleResult]) -> SampleResult:
                         reason=errors[0].reason if errors else main.reason,
                         metrics=metrics, verdicts=main.verdicts, evidence=main.evidence,
                         usage=usage, error_kind=errors[0].error_kind if errors else None,
-                        by_judge=others, diagnostics=main.diagnostics)
+                        by_judge=others, diagnostics=main.diagnostics,
+                        relevancy=next((r.relevancy for r in results if r.relevancy is not None),
+                                       None))

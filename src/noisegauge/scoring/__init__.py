@@ -17,11 +17,12 @@ from .metrics import (
     ascore_sample,
     score_sample,
 )
+from .relevancy import AnswerRelevancy
 from .results import MetricResult, SampleResult, Status, result_from_verdicts
 
 __all__ = [
     "judge_sample", "SampleResult", "MetricResult", "Status", "result_from_verdicts",
     "Metric", "NoiseSensitivity", "Faithfulness", "Hallucination", "SelfKnowledge",
     "ContextPrecision", "ContextRecall", "ContextUtilization", "AnswerPrecision", "AnswerRecall",
-    "AnswerF1", "RankedContextPrecision", "ascore_sample", "score_sample",
+    "AnswerF1", "RankedContextPrecision", "AnswerRelevancy", "ascore_sample", "score_sample",
 ]

@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ..engine.matrix import ClaimVerdicts, VerdictScores
 from ..errors import JudgeOutputError
 from ..judges.base import BatchChecker, Judge, SampleJudge, ScoredChecker
 from ..samples import Sample
 from ..verdicts import Verdict
+
+if TYPE_CHECKING:
+    from .relevancy import QuestionRequest
 
 __all__ = ["judge_sample", "check_matrix"]
 
@@ -65,13 +69,20 @@ async def _extract(judge: Judge, text: str, question: str) -> list[str]:
     return [c for c in claims if c.strip()]
 
 
-async def judge_sample(sample: Sample, judge: Judge) -> ClaimVerdicts:
-    """Run the judge's share of the work for one sample."""
+async def judge_sample(sample: Sample, judge: Judge, *,
+                       questions: QuestionRequest | None = None) -> ClaimVerdicts:
+    """Run the judge's share of the work for one sample. ``questions``: also have the judge
+    write the questions the response answers (Answer Relevancy), in the same call when it can."""
     if isinstance(judge, SampleJudge):
         return await judge.judge_sample(sample)
     chunks = list(sample.retrieved_contexts)
+    if questions is not None:
+        from .relevancy import extract_asking
+        response_claims = extract_asking(judge, sample, questions, _extract)
+    else:
+        response_claims = _extract(judge, sample.response, sample.user_input)
     resp_claims, ref_claims = await asyncio.gather(
-        _extract(judge, sample.response, sample.user_input),
+        response_claims,
         _extract(judge, sample.reference, sample.user_input),
     )
     n = len(chunks)

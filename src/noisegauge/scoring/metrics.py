@@ -6,13 +6,16 @@ sample for several metrics (or both noise modes) costs the judge calls of one.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 from .._async import run_sync
 from ..engine.metrics import Compat, check_compat
 from ..engine.ranked import RANKED_CONTEXT_PRECISION, ranked_context_precision
+from ..io.ragas import is_sample_like, sample_record
+from ..judges.adapt import as_judge
 from ..judges.base import Judge, metered
 from ..judges.registry import get_judge
 from ..samples import Sample
@@ -21,36 +24,50 @@ from .judging import judge_sample
 from .results import MetricResult, SampleResult, Status, error_result, result_from_verdicts
 from .sources import ask_sources
 
+if TYPE_CHECKING:
+    from .relevancy import AnswerRelevancy
+
 __all__ = ["Metric", "NoiseSensitivity", "Faithfulness", "Hallucination", "SelfKnowledge",
            "ContextPrecision", "ContextRecall", "ContextUtilization", "AnswerPrecision",
            "AnswerRecall", "AnswerF1", "RankedContextPrecision", "ascore_sample", "score_sample",
            "as_sample"]
 
 
-def as_sample(sample: Sample | Mapping[str, Any] | None, fields: Mapping[str, Any],
+def as_sample(sample: Sample | Mapping[str, Any] | Any, fields: Mapping[str, Any],
               row: int | None = None) -> Sample:
-    """Accept a Sample, a record dict, or keyword fields (``user_input=...``)."""
+    """Accept a Sample, a record dict, a Ragas ``SingleTurnSample``, or keyword fields
+    (``user_input=...``)."""
     if isinstance(sample, Sample):
         if fields:
             raise TypeError("pass either a Sample or keyword fields, not both")
         return sample
+    if is_sample_like(sample):
+        sample = sample_record(sample)
     record = dict(sample or {})
     record.update(fields)
     return Sample.from_record(record, row=row)
 
 
 async def ascore_sample(sample: Sample, judge: Judge | str, *, index: int | None = None,
-                        compat: Compat | None = None) -> SampleResult:
+                        compat: Compat | None = None,
+                        relevancy: AnswerRelevancy | None = None) -> SampleResult:
     """Judge one sample once and compute every metric from it. A judge failure (an
     unreachable endpoint, a timeout, an unusable answer) becomes an ``error`` result with the
     reason and its ``error_kind``; anything else is a bug and is raised.
     ``compat="ragchecker"``: RAGChecker's values where a denominator is empty (0.0) instead
-    of undefined."""
+    of undefined. ``relevancy``: also compute Answer Relevancy with that metric's settings
+    (its questions come from the same pass)."""
     check_compat(compat)
     resolved = get_judge(judge)
     with metered() as usage:
+        request = None
+        if relevancy is not None:
+            from .relevancy import QuestionRequest
+            request = QuestionRequest(relevancy.strictness)
         try:
-            cv = await judge_sample(sample, resolved)
+            cv = await judge_sample(sample, resolved, questions=request)
+            if relevancy is not None and request is not None:
+                ar = await relevancy.measure(sample, cv.response_claims, request.asked)
         except Exception as exc:
             kind = failure_kind(exc)
             if kind is None:  # a bug (ours or a custom judge's) must not hide in a row
@@ -60,6 +77,9 @@ async def ascore_sample(sample: Sample, judge: Judge | str, *, index: int | None
         result = result_from_verdicts(cv, index=index, id=sample.id, usage=usage,
                                       chunks=sample.retrieved_contexts, reference=sample.reference,
                                       question=sample.user_input, compat=compat)
+        if relevancy is not None:
+            from .relevancy import with_relevancy
+            result = with_relevancy(result, *ar)
         return await ask_sources(resolved, sample, result)
 
 
@@ -70,37 +90,78 @@ def score_sample(sample: Sample, judge: Judge | str, *, index: int | None = None
                     hint="use `await ascore_sample(...)`")
 
 
+@functools.lru_cache(maxsize=1)
+def default_judge() -> Judge:
+    """The offline default judge, built once and shared by metrics made without one."""
+    return get_judge("lexical")
+
+
 @dataclass(frozen=True)
 class Metric:
-    """Base of every claim metric. ``judge`` may be a Judge or a spec string;
-    ``compat="ragchecker"`` gives RAGChecker's 0.0 where our default says undefined."""
+    """Base of every claim metric.
 
-    judge: Judge | str
+    ``judge`` and ``llm`` are two names of one optional parameter (``llm`` is Ragas'): a
+    Judge, a spec string (``"openai:gpt-4o-mini"``), or an LLM client the user already holds
+    (an OpenAI client with ``model=``, a LangChain chat model, a Ragas LLM wrapper). Without
+    either, the offline default judge (``lexical``) is used. ``compat="ragchecker"`` gives
+    RAGChecker's 0.0 where our default says undefined.
+    """
+
+    judge: Judge | str | None = None
+    llm: Any = field(default=None, kw_only=True, repr=False, compare=False)
+    #: The model to ask, for clients that do not name one (``openai.OpenAI()``).
+    model: str | None = field(default=None, kw_only=True, repr=False)
     compat: Compat | None = field(default=None, kw_only=True)
     metric: ClassVar[str] = ""
 
     def __post_init__(self) -> None:
         check_compat(self.compat)
-        object.__setattr__(self, "judge", get_judge(self.judge))
+        if self.judge is not None and self.llm is not None:
+            raise TypeError(f"{type(self).__name__}: pass judge= or llm= (two names of one "
+                            "parameter), not both")
+        chosen = self.llm if self.llm is not None else self.judge
+        if chosen is None:
+            if self.model is not None:
+                raise TypeError(f"{type(self).__name__}: model= names the model of an llm= "
+                                "client; pass the client too")
+            resolved = default_judge()
+        else:
+            resolved = as_judge(chosen, **({"model": self.model} if self.model else {}))
+        object.__setattr__(self, "judge", resolved)
+        object.__setattr__(self, "llm", resolved)
 
     @property
     def name(self) -> str:
         """The column this metric fills (``noise_sensitivity_relevant``, ...)."""
         return self.metric
 
-    async def ascore(self, sample: Sample | Mapping[str, Any] | None = None, /,
+    async def ascore(self, sample: Sample | Mapping[str, Any] | Any = None, /,
                      **fields: Any) -> MetricResult:
         """Score one sample: ``await m.ascore(user_input=..., response=..., reference=...,
         retrieved_contexts=[...])`` or ``await m.ascore(sample)``."""
         s = as_sample(sample, fields)
         result = await ascore_sample(s, cast(Judge, self.judge),  # resolved in __post_init__
-                                     compat=self.compat)
+                                     compat=self.compat, **self.score_options())
         return self.pick(result)
 
-    def score(self, sample: Sample | Mapping[str, Any] | None = None, /,
+    def score_options(self) -> dict[str, Any]:
+        """Extra work this metric asks of the judged pass (Answer Relevancy: questions)."""
+        return {}
+
+    def score(self, sample: Sample | Mapping[str, Any] | Any = None, /,
               **fields: Any) -> MetricResult:
         """Synchronous ``ascore``. Inside a running event loop it raises: use ``await``."""
         return run_sync(self.ascore(sample, **fields), hint="use `await scorer.ascore(...)`")
+
+    async def single_turn_ascore(self, sample: Any) -> float | None:
+        """Ragas' legacy call: the value for a ``SingleTurnSample`` (or dict); None where
+        Ragas would give NaN (undefined or error; ``ascore`` says why)."""
+        return (await self.ascore(sample)).value
+
+    def single_turn_score(self, sample: Any) -> float | None:
+        """Synchronous ``single_turn_ascore``."""
+        return run_sync(self.single_turn_ascore(sample),
+                        hint="use `await scorer.single_turn_ascore(...)`")
 
     def pick(self, result: SampleResult) -> MetricResult:
         """This metric's value out of a judged pass."""

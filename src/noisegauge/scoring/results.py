@@ -22,6 +22,7 @@ from ..engine.evidence import (
 )
 from ..engine.matrix import ClaimVerdicts
 from ..engine.metrics import METRIC_NAMES, NO_RESPONSE_CLAIMS, Compat, MetricValue, compute_metrics
+from ..engine.relevancy import RelevancyEvidence
 from ..judges.base import Usage
 from ..verdicts import Verdict
 from .failures import ErrorKind
@@ -86,6 +87,8 @@ class SampleResult:
     #: ``noise_misattribution``: share of response claims carrying a detail stated in a chunk
     #: about another entity (see ``scoring.misattribution``).
     diagnostics: Mapping[str, MetricValue] = field(default_factory=dict)
+    #: Answer Relevancy's questions and similarities, when it was asked for.
+    relevancy: RelevancyEvidence | None = None
 
     def value(self, name: str) -> float | None:
         mv = self.metrics.get(name) or self.diagnostics.get(name)
@@ -127,6 +130,8 @@ class SampleResult:
         }
         if self.by_judge:
             row["evidence_by_judge"] = [j.to_dict() for j in self.by_judge]
+        if self.relevancy is not None:
+            row["answer_relevancy"] = self.relevancy.to_dict()
         return row
 
     @classmethod
@@ -155,7 +160,9 @@ class SampleResult:
                    error_kind=row.get("error_kind"),
                    by_judge=tuple(JudgeEvidence.from_dict(d)
                                   for d in row.get("evidence_by_judge") or ()),
-                   diagnostics=values(row.get("diagnostics")))
+                   diagnostics=values(row.get("diagnostics")),
+                   relevancy=(RelevancyEvidence.from_dict(row["answer_relevancy"])
+                              if row.get("answer_relevancy") else None))
 
 
 def _floats(values: Sequence[float] | None) -> tuple[float, ...] | None:

@@ -137,6 +137,14 @@ def drop_ids(*ids: str) -> Callable[[str], str]:
 _BLOCK = re.compile(r"<([pt]\d+)>\n(.*?)\n</\1>", re.DOTALL)
 _CLAIM = re.compile(r"^(c\d+): (.*)$", re.MULTILINE)
 _PAIRS = re.compile(r"^(p\d+): (.*)$", re.MULTILINE)
+_ASKED = re.compile(r"^Ask: (.*)$", re.MULTILINE)
+
+
+def _asked(task: str) -> dict[str, int]:
+    """Text id -> questions wanted, from the extraction prompt's ``Ask:`` line."""
+    found = _ASKED.search(task)
+    pairs = (part.partition("=") for part in (found.group(1).split() if found else []))
+    return {tid: int(n) for tid, _, n in pairs if n.isdigit()}
 
 
 def overlap_verdict(premise: str, claim: str, threshold: float = 0.7) -> str:
@@ -159,7 +167,13 @@ def judge_responder(verdict: Callable[[str, str], str] = overlap_verdict,
             return json.dumps({pid: {cid: verdict(blocks[pid], listed[cid]) for cid in cids.split()}
                                for pid, cids in _PAIRS.findall(todo)})
         if blocks and all(key.startswith("t") for key in blocks):
-            return json.dumps({tid: claims(text) for tid, text in blocks.items()})
+            asks = _asked(task)
+            out: dict[str, Any] = {tid: claims(text) for tid, text in blocks.items()}
+            for tid, n in asks.items():  # Answer Relevancy: questions written by rules
+                from ..scoring.questions import claim_question, is_noncommittal
+                out[tid] = {"claims": out[tid], "noncommittal": is_noncommittal(blocks[tid]),
+                            "questions": [claim_question(c) for c in out[tid]][:n]}
+            return json.dumps(out)
         found = sentences(request.last_user)
         return found[0] if found else ""
     return respond
@@ -233,7 +247,7 @@ class FakeOpenAIServer:
 
     def chat_requests(self) -> list[FakeRequest]:
         """Requests to the chat-completions route, in arrival order."""
-        return [r for r in self.requests if r.path.endswith("/chat/completions")]
+        return [r for r in self.requests if r.path.split("?")[0].endswith("/chat/completions")]
 
     def start(self, port: int = 0) -> FakeOpenAIServer:
         """Serve on 127.0.0.1:``port`` (0: any free port) from a background thread."""
@@ -335,6 +349,21 @@ def _echo(content: str, key: str) -> str:
     return content + f" // key {key}"
 
 
+def _embeddings(request: FakeRequest) -> dict[str, Any]:
+    """``POST /v1/embeddings``: deterministic 64-dimension vectors of word and character
+    n-grams (``HashingEmbedder``), so texts that share words are close."""
+    from ..embeddings.hashing import HashingEmbedder
+
+    raw = request.body.get("input")
+    texts = [raw] if isinstance(raw, str) else [str(t) for t in raw or []]
+    emb = HashingEmbedder(dim=64)
+    tokens = sum(count_tokens(t) for t in texts)
+    return {"object": "list", "model": request.body.get("model"),
+            "data": [{"object": "embedding", "index": i, "embedding": emb.vector(t)}
+                     for i, t in enumerate(texts)],
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
+
+
 def _error(message: str, code: str | None = None) -> dict[str, Any]:
     return {"error": {"message": message, "type": "invalid_request_error", "code": code}}
 
@@ -391,16 +420,27 @@ class _Handler(BaseHTTPRequestHandler):
             request = FakeRequest(seq=len(owner.requests), path=self.path, body=body,
                                   headers={k.lower(): v for k, v in self.headers.items()})
             owner.requests.append(request)
-        if self.path.split("?")[0].rstrip("/") != "/v1/chat/completions":
+        # OpenAI's routes, and Azure's per-deployment ones (/openai/deployments/D/...).
+        route = self.path.split("?")[0].rstrip("/")
+        azure = route.startswith("/openai/deployments/")
+        kind = next((k for k in ("chat/completions", "embeddings")
+                     if route == f"/v1/{k}" or (azure and route.endswith(f"/{k}"))), None)
+        if kind is None:
             request.status = 404
             self._send(404, _error(f"no route {self.path}"), {})
             return
         auth = self.headers.get("Authorization", "")
-        if owner.api_key is not None and auth != f"Bearer {owner.api_key}":
+        azure_key = self.headers.get("api-key")  # Azure sends its key in this header
+        if (owner.api_key is not None and auth != f"Bearer {owner.api_key}"
+                and azure_key != owner.api_key):
             request.status = 401
             # Echo the key like some real servers do, so redaction is tested for real.
             self._send(401, _error(f"Incorrect API key provided: {auth.removeprefix('Bearer ')}",
                                    "invalid_api_key"), {})
+            return
+        if kind == "embeddings":
+            request.status = 200
+            self._send(200, _embeddings(request), {})
             return
         request.fault = owner._take_fault(request)
         if request.fault is not None and request.fault.drop:

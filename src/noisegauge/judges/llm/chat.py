@@ -18,7 +18,7 @@ import asyncio
 import functools
 import logging
 import weakref
-from collections.abc import AsyncGenerator, Callable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -110,6 +110,9 @@ class ChatEndpoint:
         self.limits = limits
         self.prices = prices
         self.stats = stats
+        #: Sends one request dict and returns a ChatCompletion-shaped answer, in place of
+        #: this endpoint's own SDK client: a client the user holds (``adapters``).
+        self.sender: Callable[[dict[str, Any]], Awaitable[Any]] | None = None
         self.key = f"{public_url(base_url)}|{model}"
         self.negotiation = negotiation(self.key)
         # One client per event loop: an httpx pool must not outlive the loop it was made in.
@@ -229,6 +232,8 @@ class ChatEndpoint:
         return response
 
     async def _send(self, request: dict[str, Any]) -> Any:
+        if self.sender is not None:
+            return await self.sender(request)
         return await (await self.client()).chat.completions.create(**request)
 
     def _request(self, messages: list[dict[str, str]], name: str, schema: dict[str, Any],
@@ -292,7 +297,8 @@ class ChatEndpoint:
         status = f"HTTP {exc.status_code}: " if isinstance(exc, openai.APIStatusError) else ""
         reason = str(exc) or "no reason given"
         text = f"{self.model} at {where}: {status}{type(exc).__name__}: {reason}"
-        if isinstance(exc, openai.AuthenticationError) and self._api_key == NO_KEY:
+        if (isinstance(exc, openai.AuthenticationError) and self._api_key == NO_KEY
+                and self.sender is None):
             text += " (no API key: pass api_key= or set OPENAI_API_KEY)"
         elif isinstance(exc, (openai.AuthenticationError, openai.PermissionDeniedError)):
             text += " (the server refused the API key)"
@@ -304,7 +310,12 @@ class ChatEndpoint:
         return redact(text, self._api_key)
 
     async def probe(self) -> None:
-        """Fail fast on a wrong URL, key or model (``probe.probe``)."""
+        """Fail fast on a wrong URL, key or model (``probe.probe``); through a user's client
+        (``sender``), one 1-token request says the same."""
+        if self.sender is not None:
+            await self._call({"model": self.model, "max_tokens": 1, "temperature": 0,
+                              "messages": [{"role": "user", "content": "Say OK."}]}, "text", 16)
+            return
         from .probe import probe
 
         await probe(self)

@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -40,7 +40,7 @@ from ...infra.store import JudgeCache
 from ...infra.transport import Limits, RetryPolicy
 from ...verdicts import Verdict
 from ..base import Usage, record_raw, record_usage
-from . import attribution, prompts
+from . import attribution, prompts, questions
 from .batching import STRATEGIES, estimate_tokens, plan
 from .chat import OUTPUT_MODES, ChatEndpoint, JudgeStats, public_url
 from .coalesce import Coalescer
@@ -98,6 +98,9 @@ class JudgeSettings:
 class OpenAIJudge:
     """Extracts claims and checks them with an LLM behind a chat-completions endpoint."""
 
+    #: Version of the Answer Relevancy questions asked in the extraction (cache keys).
+    questions_version = questions.QUESTIONS_VERSION
+
     #: Their content is part of the identity (hence of every cache key): prompts, schemas and
     #: the reading of answers; an edit there never reuses a stale cached answer.
     identity_sources: tuple[str, ...] = ("noisegauge.judges.llm.prompts",
@@ -127,8 +130,22 @@ class OpenAIJudge:
             limits=Limits(s.max_concurrency, s.requests_per_minute, s.tokens_per_minute,
                           adaptive=s.adaptive_concurrency),
             prices=s.prices, stats=self.stats)
+        #: How the endpoint is reached when not by this judge's own client (``adapters``:
+        #: "openai-client", "langchain:ChatOpenAI", "litellm"); part of the identity.
+        self.via: str | None = None
         self._extracts = Coalescer(self._extract_batch)
         self._checks = Coalescer(self._check_batch)
+
+    @classmethod
+    def with_sender(cls, model: str, *, endpoint: str,
+                    sender: Callable[[dict[str, Any]], Awaitable[Any]], via: str,
+                    **settings: Any) -> OpenAIJudge:
+        """The judge over a client the user holds (``adapters``): ``sender`` sends each
+        request; ``endpoint`` and ``via`` name it in the identity (never a key)."""
+        judge = cls(model, base_url=endpoint, api_key=None, **settings)
+        judge._chat.sender = sender
+        judge.via = via
+        return judge
 
     def __repr__(self) -> str:
         return f"OpenAIJudge(model={self.model!r}, base_url={public_url(self.base_url)!r})"
@@ -136,6 +153,9 @@ class OpenAIJudge:
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as the arguments that build it (clients and locks belong to one process
         and event loop): a Ray worker gets a fresh judge with the same identity."""
+        if self.via is not None:  # the user's own client lives in this process only
+            raise TypeError(f"a judge over a client you hold ({self.via}) stays in its "
+                            "process; give the endpoint instead (openai:MODEL, base_url=...)")
         settings = {f.name: getattr(self.settings, f.name) for f in fields(JudgeSettings)}
         return (_rebuild, (self.model, self.base_url, self._api_key, settings))
 
@@ -145,6 +165,8 @@ class OpenAIJudge:
                  "prompt_version": prompts.PROMPT_VERSION, "strategy": s.strategy,
                  "temperature": self._temperature(), "seed": s.seed, "votes": s.votes,
                  "output_mode": s.output_mode, "max_prompt_tokens": s.max_prompt_tokens}
+        if self.via is not None:  # only then, so openai:MODEL identities stay as they were
+            ident["via"] = self.via
         if s.misattribution == "llm":  # only then: other identities (cache keys) stay as they were
             ident["misattribution"] = attribution.ATTRIBUTION_VERSION
         if s.strategy == "per_claim_group":
@@ -188,7 +210,18 @@ class OpenAIJudge:
         share one call."""
         if not text.strip():
             return []
-        return await self._extracts.submit((text, question or ""), group=question or "")
+        out = await self._extracts.submit((text, question or "", 0), group=question or "")
+        return list(out["claims"]) if isinstance(out, Mapping) else out
+
+    async def extract_with_questions(self, text: str, question: str | None,
+                                     n: int) -> Mapping[str, Any] | None:
+        """Claims of ``text`` and ``n`` questions it answers, with whether it is
+        non-committal (Answer Relevancy), in the same call as the texts extracted with it."""
+        if not text.strip():
+            return None
+        out = await self._extracts.submit((text, question or "", n), group=question or "")
+        return out if isinstance(out, Mapping) else {"claims": out, "questions": [],
+                                                     "noncommittal": False}
 
     async def check(self, premise: str, claims: Sequence[str]) -> list[Verdict]:
         return (await self.check_many([premise], claims))[0]
@@ -217,9 +250,13 @@ class OpenAIJudge:
 
     # -- extraction ----------------------------------------------------------------------
 
-    async def _extract_batch(self, items: list[tuple[str, str]]) -> list[list[str]]:
+    async def _extract_batch(self, items: list[tuple[str, str, int]]) -> list[Any]:
         question = items[0][1]  # the coalescer groups by question
-        ids = {text: prompts.text_id(i) for i, text in enumerate(dict.fromkeys(t for t, _ in items))}
+        ids = {text: prompts.text_id(i) for i, text in enumerate(dict.fromkeys(t for t, _, _ in items))}
+        asks: dict[str, int] = {}  # text id -> questions wanted (Answer Relevancy)
+        for text, _, n in items:
+            if n:
+                asks[ids[text]] = max(n, asks.get(ids[text], 0))
         # Texts share a call while their estimated size fits the prompt budget.
         groups: list[dict[str, str]] = [{}]
         used = 0
@@ -230,30 +267,43 @@ class OpenAIJudge:
                 used = 0
             groups[-1][tid] = text
             used += size
-        found: dict[str, list[str]] = {}
-        for part in await asyncio.gather(*(self._extract_group(g, question) for g in groups)):
+        found: dict[str, Any] = {}
+        for part in await asyncio.gather(*(
+                self._extract_group(g, question, {t: asks[t] for t in g if t in asks})
+                for g in groups)):
             found.update(part)
-        return [found[ids[text]] for text, _ in items]
+        # A text asked for questions by one caller and for claims alone by another: the
+        # second gets the claims.
+        return [found[ids[text]] if n or not isinstance(found[ids[text]], Mapping)
+                else found[ids[text]]["claims"] for text, _, n in items]
 
-    async def _extract_group(self, texts: dict[str, str], question: str) -> dict[str, list[str]]:
-        found: dict[str, list[str]] = {}
+    async def _extract_group(self, texts: dict[str, str], question: str,
+                             asks: Mapping[str, int] | None = None) -> dict[str, Any]:
+        found: dict[str, Any] = {}
         todo = list(texts)
+        asks = asks or {}
         max_tokens = min(self.settings.max_output_tokens,
-                         128 + 2 * sum(estimate_tokens(t) for t in texts.values()))
+                         128 + 2 * sum(estimate_tokens(t) for t in texts.values())
+                         + 48 * sum(asks.values()))
         extra: list[prompts.Message] = []
         answer = ""
         for attempt in range(1 + self.settings.max_repairs):
             if attempt:
                 self._re_ask()
-            messages = prompts.extract_messages({t: texts[t] for t in todo}, question)
+            asked = {t: asks[t] for t in todo if t in asks}
+            messages = questions.ask_messages(
+                prompts.extract_messages({t: texts[t] for t in todo}, question), asked)
+            schema = questions.ask_schema(prompts.extract_schema(todo), asked)
             answer, finish = (await self._chat.complete(
-                messages + extra, "claims", prompts.extract_schema(todo), max_tokens))[0]
+                messages + extra, "claims", schema, max_tokens))[0]
             record_raw(self._chat.redact(answer))
             if finish == "length":  # a cut list would silently drop claims: ask again, longer
                 max_tokens = self._longer(max_tokens, "claim extraction")
                 extra = []
                 continue
-            got = read_claims(answer, todo)
+            plain = [t for t in todo if t not in asked]
+            got: dict[str, Any] = dict(read_claims(answer, plain)) if plain else {}
+            got.update(questions.read_asked(answer, asked))
             found.update(got)
             todo = [t for t in todo if t not in found]
             if not todo:

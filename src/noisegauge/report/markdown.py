@@ -1,0 +1,100 @@
+"""A Markdown summary for a CI job page (GitHub's ``$GITHUB_STEP_SUMMARY``, GitLab notes).
+
+The verdict first, then the bars, the metric family with intervals, and the worst samples
+with their leaked claims. Every user text is flattened to one line and escaped, so an
+answer holding ``|``, backticks or ``<script>`` cannot break the table or the page.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .digest import clip, wrong_claims
+from .gate import GateReport
+
+__all__ = ["render_markdown", "write_markdown", "STEP_SUMMARY_ENV"]
+
+STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
+_ESCAPE = str.maketrans({"|": "\\|", "<": "&lt;", ">": "&gt;", "&": "&amp;", "`": "\\`",
+                         "*": "\\*", "_": "\\_", "[": "\\[", "]": "\\]", "\\": "\\\\"})
+
+
+def _md(text: object, limit: int = 140) -> str:
+    return clip(str(text), limit).translate(_ESCAPE)
+
+
+def _num(value: float | None) -> str:
+    return "undefined" if value is None else f"{value:.3f}"
+
+
+def render_markdown(gate: GateReport, *, worst: int = 5) -> str:
+    """The summary as Markdown text."""
+    failed = [o for o in gate.outcomes if not o.passed]
+    if not gate.outcomes:
+        head = "noisegauge: scored (no bars set)"
+    elif failed:
+        head = f"❌ noisegauge: {len(failed)} of {len(gate.outcomes)} bars failed"
+    else:
+        head = f"✅ noisegauge: all {len(gate.outcomes)} bars passed"
+    st = gate.status
+    u = gate.usage
+    cost = "unknown" if u.cost_usd is None else f"${u.cost_usd:.4f}"
+    judges = ", ".join(_md(j.get("judge") or j.get("kind") or j.get("model") or "?", 40)
+                       for j in gate.judges) or "?"
+    lines = [f"## {head}", "",
+             f"**{_md(gate.title, 80)}**: {gate.rows:,} rows ({st.get('ok', 0):,} ok, "
+             f"{st.get('undefined', 0):,} undefined, {st.get('error', 0):,} error); judge "
+             f"{judges}; {u.calls:,} judge calls, cost {cost}", ""]
+    if gate.outcomes:
+        lines += ["| bar | mean | 95% CI | n | result |", "|---|---:|---|---:|---|"]
+        for o in gate.outcomes:
+            ci = "-" if o.ci is None or o.n < 2 else f"{o.ci[0]:.3f}–{o.ci[1]:.3f}"
+            result = "✅ pass" if o.passed else "❌ fail"
+            lines.append(f"| `{o.threshold}` | {_num(o.mean)} | {ci} | {o.n} | {result} |")
+        lines.append("")
+    lines += ["<details><summary>All metrics</summary>", "",
+              "| metric | mean | 95% CI | n | undefined | errors |",
+              "|---|---:|---|---:|---:|---:|"]
+    for s in gate.summary.values():
+        ci = "-" if s.ci is None or s.n < 2 else f"{s.ci[0]:.3f}–{s.ci[1]:.3f}"
+        lines.append(f"| {s.name} | {_num(s.mean)} | {ci} | {s.n} | {s.undefined} | {s.errors} |")
+    lines += ["", "</details>", ""]
+    shown = gate.failures[:worst]
+    if shown:
+        names = [o.threshold.metric for o in failed]
+        lines += [f"### Worst samples ({len(shown)} of {len(gate.failures)})", ""]
+        for f in shown:
+            if f.error:
+                lines.append(f"- **{_md(f.id, 80)}**: could not be scored: "
+                             f"{_md(f.row.get('reason'), 200)}")
+                continue
+            metrics = f.row.get("metrics") or {}
+            values = ", ".join(f"{n} {_num(metrics.get(n))}" for n in names)
+            question = (f.row.get("input") or {}).get("user_input")
+            lines.append(f"- **{_md(f.id, 80)}** ({values})" +
+                         (f": {_md(question)}" if question else ""))
+            for c in wrong_claims(f.row, 3):
+                src = f" {', '.join(map(str, c.chunks))}" if c.chunks else ""
+                lines.append(f"  - “{_md(c.text, 160)}”: {c.label}{src}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def write_markdown(path: str | os.PathLike[str] | None, gate: GateReport, *,
+                   step_summary: bool = True) -> list[Path]:
+    """Write the summary to ``path`` and, when ``$GITHUB_STEP_SUMMARY`` is set, append it
+    there too (that file collects every step's summary). Returns the files written."""
+    text = render_markdown(gate)
+    written = []
+    if path is not None:
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+        written.append(target)
+    summary = os.environ.get(STEP_SUMMARY_ENV) if step_summary else None
+    if summary:
+        with open(summary, "a", encoding="utf-8") as fh:
+            fh.write(text + "\n")
+        written.append(Path(summary))
+    return written

@@ -1,0 +1,139 @@
+"""Answer Relevancy: does the response answer the question that was asked?
+
+Ragas' definition. The judge writes ``strictness`` questions (3 by default) that the
+response answers, in the same call that extracts the response's claims when it can
+(``extract_with_questions``: the LLM judge), else by rules over those claims
+(``scoring.questions``: lexical, NLI, fake, precomputed). The questions and the user's
+question are embedded; the value is their mean cosine similarity, 0 for a non-committal
+response (``engine.relevancy``). No reference or chunk is needed.
+
+>>> from noisegauge import AnswerRelevancy, FakeJudge
+>>> m = AnswerRelevancy(judge=FakeJudge(), embeddings="hashing")
+>>> r = m.score(user_input="Can the Pro plan be cancelled anytime?",
+...             response="The Pro plan can be cancelled anytime.", reference="It can.",
+...             retrieved_contexts=[])
+>>> r.value > 0.5, r.sample.relevancy.questions
+(True, ('Can the Pro plan be cancelled anytime?',))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Protocol, cast, runtime_checkable
+
+from ..embeddings import Embedder, get_embedder
+from ..engine.metrics import MetricValue
+from ..engine.relevancy import (
+    ANSWER_RELEVANCY,
+    EMPTY_RESPONSE,
+    NO_QUESTIONS,
+    RelevancyEvidence,
+    answer_relevancy,
+)
+from ..errors import JudgeOutputError
+from ..judges.base import Judge
+from ..samples import Sample
+from .metrics import Metric
+from .questions import rule_questions
+from .results import SampleResult
+
+__all__ = ["AnswerRelevancy", "QuestionWriter", "QuestionRequest", "Asked",
+           "extract_asking", "with_relevancy"]
+
+
+@runtime_checkable
+class QuestionWriter(Protocol):
+    """A judge that writes the questions a text answers while it extracts the claims."""
+
+    async def extract_with_questions(self, text: str, question: str | None,
+                                     n: int) -> Mapping[str, Any] | None:
+        """``{"claims": [...], "questions": [...], "noncommittal": bool}``, or None when
+        it cannot (then the claims come from ``extract`` and the questions from rules)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Asked:
+    questions: tuple[str, ...]
+    noncommittal: bool
+    source: str  # "judge" | "rules"
+
+
+@dataclass
+class QuestionRequest:
+    """Asks ``judge_sample`` for ``n`` questions; ``asked`` holds what the judge wrote."""
+
+    n: int
+    asked: Asked | None = None
+
+
+async def extract_asking(judge: Judge, sample: Sample, request: QuestionRequest,
+                         extract: Callable[[Judge, str, str], Awaitable[list[str]]]) -> list[str]:
+    """The response's claims; the judge's questions go into ``request`` when it writes them."""
+    writer = getattr(judge, "extract_with_questions", None)
+    if callable(writer) and sample.response.strip():
+        out = await writer(sample.response, sample.user_input, request.n)
+        if out is not None:
+            claims, questions = out.get("claims"), out.get("questions")
+            if (not isinstance(claims, list) or not all(isinstance(c, str) for c in claims)
+                    or not isinstance(questions, list)
+                    or not all(isinstance(q, str) for q in questions)):
+                raise JudgeOutputError("judge.extract_with_questions returned "
+                                       f"{type(out).__name__} without claims/questions lists")
+            request.asked = Asked(tuple(q.strip() for q in questions if q.strip())[:request.n],
+                                  bool(out.get("noncommittal")), "judge")
+            return [c for c in claims if c.strip()]
+    return await extract(judge, sample.response, sample.user_input)
+
+
+def with_relevancy(result: SampleResult, value: MetricValue,
+                   evidence: RelevancyEvidence | None) -> SampleResult:
+    return replace(result, metrics={**result.metrics, ANSWER_RELEVANCY: value},
+                   relevancy=evidence)
+
+
+@dataclass(frozen=True)
+class AnswerRelevancy(Metric):
+    """Mean cosine similarity between the user's question and ``strictness`` questions the
+    response answers; 0 when the response is non-committal. Higher is better.
+
+    ``embeddings``: ``"minilm"`` (default, offline), ``"openai:MODEL"``, ``"hashing"``, an
+    ``Embedder``, or a LangChain ``Embeddings`` object.
+    """
+
+    embeddings: Embedder | str | Any = field(default=None, kw_only=True)
+    strictness: int = field(default=3, kw_only=True)
+    metric: ClassVar[str] = ANSWER_RELEVANCY
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.strictness, int) or self.strictness < 1:
+            raise ValueError(f"strictness must be a positive number of questions, got "
+                             f"{self.strictness!r}")
+        super().__post_init__()
+        object.__setattr__(self, "embeddings", get_embedder(self.embeddings))
+
+    def score_options(self) -> dict[str, Any]:
+        return {"relevancy": self}
+
+    async def measure(self, sample: Sample, claims: Sequence[str],
+                      asked: Asked | None) -> tuple[MetricValue, RelevancyEvidence | None]:
+        """The value for a judged sample: questions (the judge's or by rules), embedded."""
+        if not sample.response.strip():
+            return MetricValue(None, EMPTY_RESPONSE), None
+        if asked is None:
+            questions, noncommittal = rule_questions(claims, sample.response, self.strictness,
+                                                     sample.user_input)
+            asked = Asked(tuple(questions), noncommittal, "rules")
+        if asked.noncommittal:
+            return MetricValue(0.0), RelevancyEvidence(asked.questions, (), True, asked.source)
+        if not asked.questions:
+            return MetricValue(None, NO_QUESTIONS), None
+        embedder = cast(Embedder, self.embeddings)  # resolved in __post_init__
+        vectors = await embedder.embed([sample.user_input, *asked.questions])
+        if len(vectors) != len(asked.questions) + 1:
+            raise JudgeOutputError(f"embedder returned {len(vectors)} vectors for "
+                                   f"{len(asked.questions) + 1} texts")
+        value, sims = answer_relevancy(vectors[0], vectors[1:], False)
+        return value, RelevancyEvidence(asked.questions, tuple(round(s, 6) for s in sims),
+                                        False, asked.source)

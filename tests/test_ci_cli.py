@@ -1,0 +1,104 @@
+"""``noisegauge score --junit/--markdown/--config`` and the example GitHub Actions job."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+XSD = ROOT / "tests" / "data" / "junit-ant.xsd"
+WORKFLOW = ROOT / "examples" / "ci" / "github-actions.yml"
+
+LEAKY = {"id": "pro-plan", "user_input": "What is the cancellation policy for the Pro plan?",
+         "response": "The Pro plan can be cancelled anytime. The Pro plan requires a 90-day notice period.",
+         "reference": "The Pro plan can be cancelled anytime. The Pro plan requires a 30-day notice period.",
+         "retrieved_contexts": ["The Pro plan requires a 30-day notice period.",
+                                "The Pro plan can be cancelled anytime. The Pro plan requires a 90-day notice period."]}
+CLEAN = {"id": "clean", "user_input": "Can the Pro plan be cancelled?",
+         "response": "The Pro plan can be cancelled anytime.",
+         "reference": "The Pro plan can be cancelled anytime.",
+         "retrieved_contexts": ["The Pro plan can be cancelled anytime."]}
+
+
+def _score(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "noisegauge", "score", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, **(env or {})})
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    path = tmp_path / "support.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in (CLEAN, LEAKY)), encoding="utf-8")
+    return path
+
+
+def test_junit_and_markdown_from_the_command(data: Path, tmp_path: Path) -> None:
+    xmlschema = pytest.importorskip("xmlschema")
+    summary = tmp_path / "step.md"
+    out = _score(str(data), "--judge", "fake", "--no-cache", "-q",
+                 "--fail-above", "noise_sensitivity_relevant=0.1",
+                 "--fail-below", "faithfulness=0.5", "--junit", "results.xml",
+                 "--markdown", "summary.md", cwd=tmp_path,
+                 env={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert out.returncode == 1, out.stderr  # the noise bar fails
+    xmlschema.XMLSchema(str(XSD)).validate(str(tmp_path / "results.xml"))
+    root = ET.parse(tmp_path / "results.xml").getroot()
+    gates, samples = root.findall("testsuite")
+    assert [(c.get("name"), c.find("failure") is not None) for c in gates.findall("testcase")] == [
+        ("noise_sensitivity_relevant <= 0.1", True), ("faithfulness >= 0.5", False)]
+    assert [c.get("name") for c in samples.findall("testcase")] == ["pro-plan"]
+    md = (tmp_path / "summary.md").read_text(encoding="utf-8")
+    assert md.startswith("## ❌ noisegauge: 1 of 2 bars failed")
+    assert summary.read_text(encoding="utf-8") == md + "\n"
+
+
+def test_bars_from_pyproject_with_config(data: Path, tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.noisegauge.thresholds]\nnoise_sensitivity_relevant = "<=0.1"\n'
+        'faithfulness = ">=0.5"\n', encoding="utf-8")
+    failing = _score(str(data), "--judge", "fake", "--no-cache", "-q", "--config",
+                     "pyproject.toml", "--junit", "r.xml", cwd=tmp_path)
+    assert failing.returncode == 1
+    assert "noise_sensitivity_relevant" in failing.stderr
+    # a flag replaces the file's bar for the same metric and direction
+    passing = _score(str(data), "--judge", "fake", "--no-cache", "-q", "--config",
+                     "pyproject.toml", "--fail-above", "noise_sensitivity_relevant=0.5",
+                     cwd=tmp_path)
+    assert passing.returncode == 0, passing.stderr
+    # without --config the file is not read: no bar, exit 0
+    assert _score(str(data), "--judge", "fake", "--no-cache", "-q", cwd=tmp_path).returncode == 0
+
+
+def test_a_bad_config_is_a_usage_error(data: Path, tmp_path: Path) -> None:
+    (tmp_path / "bad.toml").write_text('[tool.noisegauge]\nthreshold = 1\n', encoding="utf-8")
+    out = _score(str(data), "--judge", "fake", "--no-cache", "-q", "--config", "bad.toml",
+                 cwd=tmp_path)
+    assert out.returncode == 2
+    assert "unknown key(s) threshold" in out.stderr
+
+
+def test_the_example_github_actions_job_scores_and_gates(tmp_path: Path) -> None:
+    yaml = pytest.importorskip("yaml")
+    job = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))["jobs"]["noisegauge"]
+    runs = [s["run"] for s in job["steps"] if "run" in s]
+    assert runs[0] == "pip install noisegauge"
+    command = shlex.split(runs[1])
+    assert command[:2] == ["noisegauge", "score"]
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    summary = tmp_path / "step_summary.md"
+    out = _score(*command[2:], cwd=tmp_path, env={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert out.returncode == 0, out.stdout + out.stderr
+    for name in ("results.jsonl", "report.html", "results.xml", "summary.md"):
+        assert (tmp_path / name).is_file(), name
+    assert summary.read_text(encoding="utf-8").startswith("## ✅ noisegauge: all 2 bars passed")
+    uploaded = job["steps"][-2]["with"]["path"].split()
+    assert sorted(uploaded) == ["report.html", "results.jsonl", "results.xml", "summary.md"]
