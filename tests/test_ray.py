@@ -9,12 +9,15 @@ they skip, except the two that check what happens then.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -194,17 +197,20 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-def head_cluster(ray_local: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def head_cluster(ray_local: Any) -> Iterator[str]:
     """``ray start --head`` on this machine (its own process group, killed afterwards)."""
     port = _free_port()
-    temp = tmp_path_factory.mktemp("rayhead")
+    # A short folder: Ray's socket paths under it must fit in 107 bytes.
+    temp = Path(tempfile.mkdtemp(prefix="ngray-"))
     env = {**os.environ, **RAY_ENV}
     ray_bin = Path(sys.executable).with_name("ray")
-    proc = subprocess.Popen(
-        [str(ray_bin), "start", "--head", "--block", f"--port={port}", "--num-cpus=2",
-         "--include-dashboard=false", "--object-store-memory=200000000",
-         f"--temp-dir={temp}", "--disable-usage-stats"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    log = temp / "start.log"
+    with log.open("wb") as sink:
+        proc = subprocess.Popen(
+            [str(ray_bin), "start", "--head", "--block", f"--port={port}", "--num-cpus=2",
+             "--include-dashboard=false", "--object-store-memory=200000000",
+             f"--temp-dir={temp}", "--disable-usage-stats"],
+            env=env, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -212,12 +218,14 @@ def head_cluster(ray_local: Any, tmp_path_factory: pytest.TempPathFactory) -> It
                 if s.connect_ex(("127.0.0.1", port)) == 0:
                     break
             if proc.poll() is not None:
-                pytest.fail("ray start --head exited")
+                pytest.fail(f"ray start --head exited: {log.read_text()[-2000:]}")
             time.sleep(0.5)
         yield f"127.0.0.1:{port}"
     finally:
-        os.killpg(proc.pid, signal.SIGKILL)  # the head and every process it started
+        with contextlib.suppress(ProcessLookupError):  # the head and all it started
+            os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 def _score(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
