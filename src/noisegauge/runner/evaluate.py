@@ -238,7 +238,8 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
     judge canaries there).
 
     ``engine="ray"``: the rows are judged on a Ray cluster (``pip install
-    'noisegauge[ray]'``), in blocks of ``block_size`` rows, ``workers`` blocks at once
+    'noisegauge[ray]'``), in blocks of ``block_size`` rows (default: at least 4 blocks per
+    worker, at most 256 rows each), ``workers`` blocks at once
     (default: the cluster's CPUs); ``ray_address``: None starts a local Ray (or uses the
     one already initialised), ``"auto"`` or ``"ray://HOST:PORT"`` joins a cluster. The
     output is the local run's, byte for byte; the journal, the cache and an LLM
@@ -337,10 +338,10 @@ def _ray_options(engine: str, address: str | None, workers: int | None,
         return None
     if engine != "ray":
         raise InvalidInput(f"unknown engine {engine!r}; known: local, ray")
-    from ..scale.engine import DEFAULT_BLOCK_SIZE, RayOptions, import_ray
+    from ..scale.engine import RayOptions, import_ray
 
     import_ray()  # the install hint before any work
-    return RayOptions(address, workers, block_size or DEFAULT_BLOCK_SIZE)
+    return RayOptions(address, workers, block_size)
 
 
 def evaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None = None, *,

@@ -38,30 +38,39 @@ from ..samples import Sample
 from .blocks import Block, BlockResult, BlockSpec, ascore_block
 from .limits import PermitDesk, RayGate
 
-__all__ = ["DEFAULT_BLOCK_SIZE", "RayOptions", "arun_ray", "import_ray"]
+__all__ = ["DEFAULT_BLOCK_SIZE", "RayOptions", "arun_ray", "block_size_for", "import_ray"]
 
 log = logging.getLogger("noisegauge")
 
-#: Rows per block: big enough that a block's overhead (a task, a cache file, a plan) is
-#: small beside its work, small enough that a lost block costs little and the driver's
-#: memory stays a few blocks.
+#: Most rows per block: big enough that a block's overhead (a task, a cache file, a plan)
+#: is small beside its work, small enough that a lost block costs little and the driver's
+#: memory stays a few blocks. A smaller input gets smaller blocks (``block_size_for``).
 DEFAULT_BLOCK_SIZE = 256
+
+
+def block_size_for(total: int | None, workers: int) -> int:
+    """At least 4 blocks per worker when the input's length is known (so no worker idles
+    while another finishes a long last block), between 8 and ``DEFAULT_BLOCK_SIZE`` rows."""
+    if total is None:
+        return DEFAULT_BLOCK_SIZE
+    return max(8, min(DEFAULT_BLOCK_SIZE, -(-total // (4 * workers))))
 
 
 @dataclass(frozen=True)
 class RayOptions:
     """``address``: None starts a local Ray (or uses the one this process already
     initialised), ``"auto"`` joins the cluster on this machine, ``"ray://HOST:10001"`` a
-    remote one. ``workers``: blocks scored at once (default: the cluster's CPUs)."""
+    remote one. ``workers``: blocks scored at once (default: the cluster's CPUs);
+    ``block_size``: rows per block (default: ``block_size_for`` the input)."""
 
     address: str | None = None
     workers: int | None = None
-    block_size: int = DEFAULT_BLOCK_SIZE
+    block_size: int | None = None  # None: ``block_size_for`` the input
 
     def __post_init__(self) -> None:
         if self.workers is not None and self.workers < 1:
             raise InvalidInput(f"workers must be at least 1, got {self.workers}")
-        if self.block_size < 1:
+        if self.block_size is not None and self.block_size < 1:
             raise InvalidInput(f"block_size must be at least 1, got {self.block_size}")
 
 
@@ -126,34 +135,40 @@ async def arun_ray(source: Source, plan: Plan, spec: BlockSpec, options: RayOpti
                  max_consecutive_failures=max_consecutive_failures)
     out: dict[Any, Sequence[tuple[RawRow, Sample]]] = {}
     numbers = itertools.count()
+    size = options.block_size or block_size_for(source.total, workers)
 
     def submit(batch: Sequence[tuple[RawRow, Sample]]) -> None:
         block = Block(next(numbers), tuple((r.index, r.fingerprint, s) for r, s in batch))
         out[task.remote(spec_ref, block, desk)] = batch
 
-    async def gather(until: int) -> None:
+    async def finished(until: int) -> list[tuple[Sequence[tuple[RawRow, Sample]], BlockResult]]:
+        """Wait until at most ``until`` blocks are out; the blocks that came back."""
+        done = []
         while len(out) > until:
             ready, _ = await asyncio.to_thread(ray.wait, list(out), num_returns=1)
             for ref in ready:
                 batch = out.pop(ref)
-                result: BlockResult = await asyncio.to_thread(ray.get, ref)  # a bug raises
-                _take(run, batch, result, store)
+                done.append((batch, await asyncio.to_thread(ray.get, ref)))  # a bug raises
+        return done
 
     try:
         batch: list[tuple[RawRow, Sample]] = []
-        for raw in source:
-            sample = run.admit(raw)
-            if sample is None:
-                continue
-            batch.append((raw, sample))
-            if len(batch) >= options.block_size:
-                await gather(workers - 1)
-                submit(batch)
-                batch = []
-        if batch:
-            await gather(workers - 1)
-            submit(batch)
-        await gather(0)
+        for raw in itertools.chain(source, [None]):
+            if raw is not None:
+                sample = run.admit(raw)
+                if sample is not None:
+                    batch.append((raw, sample))
+                if len(batch) < size:
+                    continue
+            if not batch:
+                break
+            done = await finished(workers - 1)
+            submit(batch)  # first, so the freed worker starts while the driver takes rows
+            batch = []
+            for sent, result in done:
+                _take(run, sent, result, store)
+        for sent, result in await finished(0):
+            _take(run, sent, result, store)
     finally:
         for ref in out:  # stopped (strict, failures, Ctrl-C, a bug): stop the blocks out
             ray.cancel(ref)
