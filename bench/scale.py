@@ -68,10 +68,13 @@ def bench_lexical(n: int) -> None:
     print(f"ray start + warm-up       {time.perf_counter() - started:8.1f} s")
     rates = {}
     for workers in (1, 2):
+        cpu = time.process_time()
         rates[workers] = _rate(lambda w=workers: evaluate(
             rows, cache=False, progress=False, keep_results=False, engine="ray", workers=w),
             n)
-        print(f"ray, {workers} worker(s)          {rates[workers]:8.1f} samples/s")
+        driver = (time.process_time() - cpu) / n * 1000
+        print(f"ray, {workers} worker(s)          {rates[workers]:8.1f} samples/s  (driver CPU "
+              f"{driver:.2f} ms per sample)")
     print(f"speed-up 2 vs 1 workers   {rates[2] / rates[1]:8.2f}x  (vs local: "
           f"{rates[2] / local:.2f}x; load average after: {_load()})")
     ray.shutdown()
@@ -99,10 +102,11 @@ def bench_llm(n: int, latency: float, limit: int, per_worker: int) -> None:
                               keep_results=False, engine="ray", workers=workers,
                               concurrency=per_worker, block_size=max(4, n // (2 * workers)))
             seconds = time.perf_counter() - started
-            calls = report.usage.calls
-            print(f"ray, {workers} worker(s)   {n / seconds:7.1f} samples/s  {calls / seconds:6.1f} "
-                  f"calls/s  {calls / n:.1f} calls/sample  most in flight at the server: "
-                  f"{server.max_in_flight}")
+            u = report.usage
+            print(f"ray, {workers} worker(s)   {n / seconds:7.1f} samples/s  {u.calls / seconds:6.1f} "
+                  f"calls/s  most in flight at the server: {server.max_in_flight}")
+        print(f"per sample: {u.calls / n:.1f} calls, {u.prompt_tokens / n:,.0f} prompt + "
+              f"{u.completion_tokens / n:,.0f} completion tokens (server count: chars/4)")
     ray.shutdown()
 
 

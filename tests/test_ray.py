@@ -253,3 +253,31 @@ def test_cli_on_a_started_cluster_matches_the_local_run(
     assert fake_openai_server.max_in_flight <= 2
     bad = _score([str(data), "--workers", "2"], env)
     assert bad.returncode == 2 and "--engine ray" in bad.stderr
+
+
+def test_a_block_cache_reads_the_users_cache_and_its_answers_merge_back(tmp_path: Path) -> None:
+    from noisegauge.scale.cache import BlockCache
+
+    user = JudgeCache(tmp_path / "user.sqlite3")
+    old, new = JudgeCache.key("ns", "check", "a"), JudgeCache.key("ns", "check", "b")
+    user.put(old, "e", namespace="ns", method="check")
+    user.flush()
+    block = BlockCache(tmp_path / "block.sqlite3", str(user.path))
+    assert block.get(old) == "e" and block.get(new) is None
+    block.put(new, "n", raw=["raw answer"], namespace="ns", method="check")
+    dump = block.dump()
+    block.close()
+    assert [k for k, *_ in dump[0]] == [new]  # only what the block learned goes back
+    assert user.merge(dump) == 1 and user.merge(dump) == 0
+    entry = user.entry(new)
+    assert entry is not None and entry.value == "n" and entry.raw == ["raw answer"]
+    assert entry.method == "check"
+
+
+def test_ray_options_need_the_ray_engine() -> None:
+    from noisegauge.errors import InvalidInput
+
+    with pytest.raises(InvalidInput, match="need engine='ray'"):
+        evaluate(_rows(12), workers=2, cache=False, progress=False)
+    with pytest.raises(InvalidInput, match="unknown engine"):
+        evaluate(_rows(12), engine="dask", cache=False, progress=False)
