@@ -139,8 +139,10 @@ def _run_kwargs(opts: dict[str, Any], out: Path) -> dict[str, Any]:
         register_secret(secret)
     for name, value in headers.items():
         register_secret_header(name, value)
-    if opts["engine"] == "local" and (opts["ray_address"] is not None
-                                      or opts["workers"] is not None):
+    scale = {"engine": opts.get("engine", "local"), "ray_address": opts.get("ray_address"),
+             "workers": opts.get("workers")}
+    if scale["engine"] == "local" and (scale["ray_address"] is not None
+                                       or scale["workers"] is not None):
         _fail("--ray-address and --workers need --engine ray")
     cache = None if opts["no_cache"] else Path(opts["cache_path"] or out / "generations.sqlite")
     return {"levels": opts["levels"], "judge": opts["judge"], "strategy": opts["strategy"],
@@ -149,8 +151,7 @@ def _run_kwargs(opts: dict[str, Any], out: Path) -> dict[str, Any]:
             "judge_concurrency": opts["judge_concurrency"],
             "retries": 2 if opts["retries"] is None else opts["retries"],
             "cache": cache, "pipeline_options": pipeline_options, "judge_options": judge_options,
-            "engine": opts["engine"], "ray_address": opts["ray_address"],
-            "workers": opts["workers"]}
+            **scale}
 
 
 def _guarded(call: Callable[[], Any], cache: Path | None = None) -> Any:
