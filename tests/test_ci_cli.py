@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -58,6 +59,7 @@ def test_junit_and_markdown_from_the_command(data: Path, tmp_path: Path) -> None
     assert [c.get("name") for c in samples.findall("testcase")] == ["pro-plan"]
     md = (tmp_path / "summary.md").read_text(encoding="utf-8")
     assert md.startswith("## ❌ noisegauge: 1 of 2 bars failed")
+    assert re.search(r"judge fake \(canaries \d+/12 \(ng-canaries-1\)\)", md)  # run metadata
     assert summary.read_text(encoding="utf-8") == md + "\n"
 
 

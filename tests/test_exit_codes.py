@@ -243,7 +243,7 @@ def test_interrupt_says_what_was_saved(tmp_path: Path) -> None:
 def test_sigint_in_a_real_process_exits_130(tmp_path: Path) -> None:
     src = _jsonl(tmp_path / "in.jsonl", rows(3))
     proc = subprocess.Popen([sys.executable, str(SLOW_CLI), "score", str(src), "--judge",
-                             "never", "--out", str(tmp_path / "o.jsonl")],
+                             "never", "--out", str(tmp_path / "o.jsonl"), "--no-canaries"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
     while not journal_path(tmp_path / "o.jsonl").exists() and time.monotonic() < deadline:

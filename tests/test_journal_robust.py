@@ -242,7 +242,9 @@ def test_two_concurrent_runs_on_one_out(tmp_path: Path, monkeypatch: pytest.Monk
     data = rows(20)
     src = _write(tmp_path / "in.jsonl", data)
     out = tmp_path / "out.jsonl"
-    base = [str(src), "--out", str(out), "--no-cache", "-q", "--concurrency", "1"]
+    # No canaries: their calls would spend the gated judge's budget before any row.
+    base = [str(src), "--out", str(out), "--no-cache", "-q", "--concurrency", "1",
+            "--no-canaries"]
     # The first run judges 3 rows, then holds still until the gate opens.
     first = _fork([*base, "--judge", "gated:6"])
     partial = journal_path(out)

@@ -285,7 +285,8 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
         stdout().print(f"report: {report_path}")
     if ci_files:  # written whatever the gates say: a failed run is when CI files matter most
         write_ci_outputs(report.rows(), report.metrics, all_bars, title=input_path.name,
-                         junit=junit_path, markdown=markdown_path, judges=report.judges,
+                         junit=junit_path, markdown=markdown_path,
+                         judges=_judges_with(report, canaries),
                          elapsed=time.monotonic() - started)
     raise SystemExit(_finish(report.stats, gates, out, cache_file, max_error_rate, allow_errors,
                              (judge,), canaries))
@@ -376,8 +377,13 @@ def _write_report(path: Path, input_path: Path, report: Report, canaries: Canary
     from ..report import RunInfo, now_text, write_report
 
     stamp = now_text()
-    judges = tuple({**j, "canaries": canaries.score()} if canaries.total else j
-                   for j in report.judges)
     write_report(path, list(report.rows()),
                  info=RunInfo(title=input_path.name, source=str(input_path),
-                              judges=judges, scored_at=stamp, generated_at=stamp))
+                              judges=_judges_with(report, canaries), scored_at=stamp,
+                              generated_at=stamp))
+
+
+def _judges_with(report: Report, canaries: CanaryReport) -> tuple[dict[str, Any], ...]:
+    """The run's judges, each with the canaries' score: run metadata, not a cache key."""
+    return tuple({**j, "canaries": canaries.score()} if canaries.total else j
+                 for j in report.judges)

@@ -41,6 +41,7 @@ def render_markdown(gate: GateReport, *, worst: int = 5) -> str:
     u = gate.usage
     cost = "unknown" if u.cost_usd is None else f"${u.cost_usd:.4f}"
     judges = ", ".join(_md(j.get("judge") or j.get("kind") or j.get("model") or "?", 40)
+                       + (f" (canaries {_md(str(j['canaries']), 40)})" if j.get("canaries") else "")
                        for j in gate.judges) or "?"
     lines = [f"## {head}", "",
              f"**{_md(gate.title, 80)}**: {gate.rows:,} rows ({st.get('ok', 0):,} ok, "
@@ -98,3 +99,4 @@ def write_markdown(path: str | os.PathLike[str] | None, gate: GateReport, *,
             fh.write(text + "\n")
         written.append(Path(summary))
     return written
+
