@@ -97,6 +97,10 @@ def test_ray_output_is_the_local_output_byte_for_byte_when_a_worker_dies(
     assert [lines[3]["status"], lines[9]["status"]] == ["error", "error"]
     assert "duplicate id" in lines[9]["reason"]
     assert report.stats.status["error"] == 2 and len(report) == 40
+    # RAGChecker's JSON keeps the samples in the journal: the same there too.
+    evaluate(rows, out=tmp_path / "local.json", cache=False, progress=False)
+    evaluate(rows, out=tmp_path / "ray.json", cache=False, progress=False, engine="ray")
+    assert (tmp_path / "ray.json").read_bytes() == (tmp_path / "local.json").read_bytes()
 
 
 def test_cache_answers_come_back_and_a_rerun_spends_no_call(ray_local: Any,
