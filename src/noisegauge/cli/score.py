@@ -196,6 +196,14 @@ def _make_judge(spec: str, settings: dict[str, Any]) -> Judge:
 @click.option("--restart", is_flag=True, help="Ignore results left by an interrupted run.")
 @click.option("--strict", is_flag=True, help="Stop at the first error row of any kind (exit 2).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar or notes on stderr.")
+@click.option("--engine", type=click.Choice(("local", "ray")), default="local", show_default=True,
+              help="ray: judge blocks of rows on a Ray cluster (pip install 'noisegauge[ray]'); "
+                   "same output as local.")
+@click.option("--ray-address", metavar="ADDRESS",
+              help="Ray cluster to join: auto (this machine's) or ray://HOST:10001 "
+                   "(default: start a local Ray).")
+@click.option("--workers", type=click.IntRange(min=1), metavar="N",
+              help="Blocks judged at once with --engine ray (default: the cluster's CPUs).")
 @click.option("--compat", type=click.Choice(COMPAT_MODES),
               help="ragchecker: RAGChecker's computation.py values (0.0) where a metric has no "
                    "denominator, instead of undefined.")
@@ -209,7 +217,8 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
           allow_errors: bool, max_consecutive_failures: int, max_chars: int, concurrency: int,
           no_canaries: bool, output_mode: str | None, max_concurrency: int | None,
           cache_path: Path | None, no_cache: bool, restart: bool, strict: bool,
-          quiet: bool, compat: str | None, config_path: Path | None, junit_path: Path | None,
+          quiet: bool, engine: str, ray_address: str | None, workers: int | None,
+          compat: str | None, config_path: Path | None, junit_path: Path | None,
           markdown_path: Path | None) -> None:
     """Score every row of INPUT (JSONL, JSON, RAGChecker JSON, CSV, Parquet).
 
@@ -230,6 +239,8 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
         raise click.UsageError("--cache and --no-cache contradict each other")
     if out is not None and input_path.exists() and out.exists() and out.samefile(input_path):
         raise click.UsageError("--out would overwrite INPUT; choose another file")
+    if engine == "local" and (ray_address is not None or workers is not None):
+        raise click.UsageError("--ray-address and --workers need --engine ray")
     try:
         cfg = config_of(config_path)
     except NoiseGaugeError as exc:
@@ -252,7 +263,8 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
                 quiet=quiet, concurrency=concurrency, max_chars=max_chars,
                 failures=max_consecutive_failures, report_path=report_path,
                 compat=check_compat(compat), canaries_on=not no_canaries,
-                keep_rows=report_path is not None or ci_files)
+                keep_rows=report_path is not None or ci_files,
+                scale={"engine": engine, "ray_address": ray_address, "workers": workers})
         except InvalidSample as exc:
             error(f"{exc}; stopped (--strict). {_saved(out)}")
             raise SystemExit(EXIT_USAGE) from None
@@ -312,14 +324,18 @@ def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: 
          out: Path | None, out_format: str | None, restart: bool, strict: bool, quiet: bool,
          concurrency: int, max_chars: int, failures: int,
          report_path: Path | None = None, compat: Compat | None = None,
-         canaries_on: bool = True,
-         keep_rows: bool = False) -> tuple[Report, Path | None, Judge, CanaryReport]:
+         canaries_on: bool = True, keep_rows: bool = False,
+         scale: dict[str, Any] | None = None) -> tuple[Report, Path | None, Judge, CanaryReport]:
     source = _open_input(input_path, input_format)
     if out is not None:
         _check_writable(out)  # before the probe and canaries spend judge calls
     judge = _make_judge(judge_spec, settings)
     canaries = CanaryReport()
-    watched = watch(judge, canaries) if canaries_on else judge  # a few probes during the run
+    scale = scale or {}
+    # A few probes during the run; on Ray the judge goes to the workers as it is, so the
+    # canaries run before the rows only.
+    during = canaries_on and scale.get("engine", "local") == "local"
+    watched = watch(judge, canaries) if during else judge
     names = [m.name for m in resolve_metrics(metrics, judge)]
     for name, _, direction in gates:
         if name not in names:
@@ -340,7 +356,7 @@ def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: 
                                    progress=not quiet, keep_results=keep_rows,
                                    max_chars=max_chars,
                                    max_consecutive_failures=failures or None,
-                                   compat=compat, on_start=before_rows)
+                                   compat=compat, on_start=before_rows, **scale)
         finally:
             finish = getattr(watched, "finish", None)
             if callable(finish):

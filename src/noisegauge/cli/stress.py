@@ -98,6 +98,13 @@ def _sweep_options(f: F) -> F:
                      help="Pipeline calls in flight."),
         click.option("--judge-concurrency", type=click.IntRange(min=1), default=8,
                      show_default=True, help="Samples being judged at once."),
+        click.option("--engine", type=click.Choice(("local", "ray")), default="local",
+                     show_default=True, help="ray: judge the answers on a Ray cluster "
+                                             "(pip install 'noisegauge[ray]'); same results."),
+        click.option("--ray-address", metavar="ADDRESS",
+                     help="Ray cluster to join: auto or ray://HOST:10001 (default: a local Ray)."),
+        click.option("--workers", type=click.IntRange(min=1), metavar="N",
+                     help="Blocks judged at once with --engine ray (default: the cluster's CPUs)."),
         click.option("--max-retries", "--retries", "retries", type=click.IntRange(min=0),
                      metavar="N", help="Retries of transient pipeline failures (2), and of "
                                        "judge requests for an openai: judge."),
@@ -132,13 +139,19 @@ def _run_kwargs(opts: dict[str, Any], out: Path) -> dict[str, Any]:
         register_secret(secret)
     for name, value in headers.items():
         register_secret_header(name, value)
+    scale = {"engine": opts.get("engine", "local"), "ray_address": opts.get("ray_address"),
+             "workers": opts.get("workers")}
+    if scale["engine"] == "local" and (scale["ray_address"] is not None
+                                       or scale["workers"] is not None):
+        _fail("--ray-address and --workers need --engine ray")
     cache = None if opts["no_cache"] else Path(opts["cache_path"] or out / "generations.sqlite")
     return {"levels": opts["levels"], "judge": opts["judge"], "strategy": opts["strategy"],
             "position": opts["position"], "repeats": opts["repeats"], "seed": opts["seed"],
             "pool": opts["pool"], "concurrency": opts["concurrency"],
             "judge_concurrency": opts["judge_concurrency"],
             "retries": 2 if opts["retries"] is None else opts["retries"],
-            "cache": cache, "pipeline_options": pipeline_options, "judge_options": judge_options}
+            "cache": cache, "pipeline_options": pipeline_options, "judge_options": judge_options,
+            **scale}
 
 
 def _guarded(call: Callable[[], Any], cache: Path | None = None) -> Any:

@@ -25,13 +25,17 @@ from typing import Any
 
 from .secrets import redact
 
-__all__ = ["CacheOption", "Entry", "JudgeCache", "cache_location", "default_cache_path",
-           "resolve_cache"]
+__all__ = ["CacheDump", "CacheOption", "Entry", "JudgeCache", "cache_location",
+           "default_cache_path", "resolve_cache"]
 
 log = logging.getLogger("noisegauge")
 
 _OFF = {"", "0", "off", "false", "no", "none"}
 CacheOption = bool | str | os.PathLike[str] | None
+#: Rows of the ``answers`` table (key, value, created, producer, method, raw) and of the
+#: ``producers`` table (id, identity): what ``dump`` returns and ``merge`` takes.
+CacheDump = tuple[list[tuple[bytes, str, float, "str | None", "str | None", "str | None"]],
+                  list[tuple[str, str]]]
 
 
 def default_cache_path() -> Path:
@@ -161,6 +165,35 @@ class JudgeCache:
             log.warning("judge cache: could not save %d answers to %s (%s)", len(items),
                         self.path, exc)
         self._pending.clear()
+
+    def dump(self) -> CacheDump:
+        """Every stored answer and producer, as stored (a worker's own cache, sent back to
+        be merged into the user's)."""
+        self.flush()
+        answers = [(bytes(k), v, c, p, m, r) for k, v, c, p, m, r in self._db.execute(
+            "SELECT key, value, created, producer, method, raw FROM answers")]
+        producers = [(str(i), str(x)) for i, x in self._db.execute("SELECT id, identity FROM producers")]
+        return answers, producers
+
+    def merge(self, dump: CacheDump) -> int:
+        """Add the answers of another cache's ``dump`` (an answer already here is kept);
+        returns how many were added. Like ``flush``, never fails the run."""
+        answers, producers = dump
+        if not answers:
+            return 0
+        self.flush()
+        try:
+            with self._db:
+                self._db.execute("BEGIN IMMEDIATE")
+                self._db.executemany("INSERT OR IGNORE INTO producers VALUES (?, ?)", producers)
+                added = self._db.total_changes
+                self._db.executemany("INSERT OR IGNORE INTO answers (key, value, created, "
+                                     "producer, method, raw) VALUES (?, ?, ?, ?, ?, ?)", answers)
+            return self._db.total_changes - added
+        except sqlite3.Error as exc:
+            log.warning("judge cache: could not merge %d answers into %s (%s)", len(answers),
+                        self.path, exc)
+            return 0
 
     def __len__(self) -> int:
         self.flush()

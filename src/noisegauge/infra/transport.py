@@ -48,17 +48,20 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import math
 import random
 import statistics
 import time
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 __all__ = ["AttemptTimeoutError", "CallReport", "EndpointState", "Failure", "Limits",
-           "RetriesExhausted", "RetryPolicy", "call_with_retries", "endpoint_state"]
+           "RetriesExhausted", "RetryPolicy", "SharedLimits", "TokenBucket",
+           "call_with_retries", "endpoint_state", "shared_limits"]
 
 T = TypeVar("T")
 
@@ -152,7 +155,7 @@ class RetriesExhausted(Exception):
         super().__init__(f"gave up after {attempts} attempts")
 
 
-class _Bucket:
+class TokenBucket:
     """Token bucket refilled continuously at ``per_minute / 60`` per second."""
 
     def __init__(self, per_minute: float) -> None:
@@ -191,8 +194,8 @@ class _Endpoint:
         self.lowest = self.ceiling
         self.decreases = 0
         self.active = 0  # sent and unanswered, ghosts included
-        self.requests = _Bucket(limits.requests_per_minute) if limits.requests_per_minute else None
-        self.tokens = _Bucket(limits.tokens_per_minute) if limits.tokens_per_minute else None
+        self.requests = TokenBucket(limits.requests_per_minute) if limits.requests_per_minute else None
+        self.tokens = TokenBucket(limits.tokens_per_minute) if limits.tokens_per_minute else None
         self.paused_until = 0.0
         self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
         self._ghosts: list[_Ghost] = []
@@ -321,6 +324,31 @@ class _Endpoint:
         return my + slope * (self.capacity - mx) >= 2 * alone
 
 
+class SharedLimits(Protocol):
+    """Limits held by someone else for many processes (e.g. every worker of a Ray cluster):
+    a permit per request on top of this process's own limits. ``acquire`` waits for a
+    free slot and the rate budgets; ``hold`` is the longest the permit may be kept (a
+    process that dies holding it gives it back then); ``release`` must not block."""
+
+    async def acquire(self, key: str, limits: Limits, tokens: int, hold: float) -> object: ...
+
+    def release(self, permit: object) -> None: ...
+
+
+_SHARED: ContextVar[SharedLimits | None] = ContextVar("noisegauge_shared_limits", default=None)
+
+
+@contextlib.contextmanager
+def shared_limits(gate: SharedLimits | None) -> Iterator[None]:
+    """Every ``call_with_retries`` in this context (and in tasks started from it) also
+    takes a permit from ``gate`` for each attempt it sends."""
+    token = _SHARED.set(gate)
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
 # Futures and events belong to one event loop; ``run_sync`` creates a loop per call, so
 # endpoints are kept per loop and dropped with it.
 _ENDPOINTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, _Endpoint]] = (
@@ -355,9 +383,17 @@ async def call_with_retries(key: str, attempt: Callable[[], Awaitable[T]], *,
     endpoint = _endpoint(key, limits)
     report = report if report is not None else CallReport()
     hold = policy.ghost_hold if policy.ghost_hold is not None else policy.timeout
+    gate = _SHARED.get()
     while True:
         await endpoint.admit(tokens)
         await endpoint.acquire()
+        permit = None
+        if gate is not None:
+            try:  # the cluster's slot too; waiting for it does not count against the timeout
+                permit = await gate.acquire(key, limits, tokens, policy.timeout + 30.0)
+            except BaseException:
+                endpoint.release()
+                raise
         sent, load = _now(), endpoint.active
         try:
             result = await asyncio.wait_for(attempt(), policy.timeout)
@@ -373,6 +409,10 @@ async def call_with_retries(key: str, attempt: Callable[[], Awaitable[T]], *,
             endpoint.release()
             endpoint.answered(sent, _now() - sent, load, tokens)
             return result, report.retries
+        finally:
+            # The attempt is over (a timed-out one keeps only its local ghost slot).
+            if gate is not None and permit is not None:
+                gate.release(permit)
         ghost = None
         if failure.timed_out:
             report.timeouts += 1

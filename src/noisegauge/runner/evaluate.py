@@ -212,7 +212,9 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
                     keep_results: bool = True, max_chars: int = MAX_TEXT_CHARS,
                     max_consecutive_failures: int | None = 10,
                     compat: Compat | None = None,
-                    on_start: Callable[[Plan], Awaitable[None]] | None = None) -> Report:
+                    on_start: Callable[[Plan], Awaitable[None]] | None = None,
+                    engine: str = "local", ray_address: str | None = None,
+                    workers: int | None = None, block_size: int | None = None) -> Report:
     """Score ``dataset`` with ``metrics`` (objects or names; default: every RAGChecker metric
     with ``judge``, default ``"lexical"``). Each sample is judged once per distinct judge.
 
@@ -234,7 +236,16 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
     empty (0.0) instead of our typed undefined (README: "Exact compatibility").
     ``on_start(plan)``: awaited after the probe, before the first row (the CLI runs the
     judge canaries there).
+
+    ``engine="ray"``: the rows are judged on a Ray cluster (``pip install
+    'noisegauge[ray]'``), in blocks of ``block_size`` rows (default: at least 4 blocks per
+    worker, at most 256 rows each), ``workers`` blocks at once
+    (default: the cluster's CPUs); ``ray_address``: None starts a local Ray (or uses the
+    one already initialised), ``"auto"`` or ``"ray://HOST:PORT"`` joins a cluster. The
+    output is the local run's, byte for byte; the journal, the cache and an LLM
+    endpoint's limits hold across the cluster (README: "Scale out on Ray").
     """
+    ray_options = _ray_options(engine, ray_address, workers, block_size)
     source = open_source(dataset, format)
     store = resolve_cache(cache)
     owns_store = not isinstance(cache, JudgeCache)
@@ -250,11 +261,21 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
             await probe_judges(plan)
             if on_start is not None:
                 await on_start(plan)
+            scale = None
+            if ray_options is not None:
+                from ..scale.blocks import BlockSpec
+
+                spec = BlockSpec(metrics, judge, compat, concurrency, max_chars,
+                                 str(store.path) if store is not None else None,
+                                 use_cache=store is not None)
+                if store is not None:
+                    store.flush()  # the workers read it: what the probe learned is there
+                scale = (spec, ray_options, store)
             stats = await _run(source, plan, concurrency=concurrency, out=out,
                                out_format=out_format, resume=resume, strict=strict,
                                progress=progress, max_chars=max_chars,
                                max_consecutive_failures=max_consecutive_failures,
-                               on_result=collect if keep_results else None)
+                               on_result=collect if keep_results else None, scale=scale)
         finally:
             await aclose_judges(plan.owned)
     finally:
@@ -271,7 +292,8 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
 async def _run(source: Any, plan: Plan, *, concurrency: int, out: str | os.PathLike[str] | None,
                out_format: str | None, resume: bool, strict: bool, progress: bool | None,
                max_chars: int, max_consecutive_failures: int | None,
-               on_result: Any) -> RunStats:
+               on_result: Any, scale: tuple[Any, Any, JudgeCache | None] | None = None
+               ) -> RunStats:
     """The run with its journal and progress display; the journal survives any failure."""
     journal = fmt = None
     if out is not None:
@@ -284,10 +306,20 @@ async def _run(source: Any, plan: Plan, *, concurrency: int, out: str | os.PathL
     bar = RichProgress(source.total) if show else None
     try:
         with bar if bar is not None else contextlib.nullcontext():
-            stats = await arun(source, plan, concurrency=concurrency, strict=strict,
-                               journal=journal, keep_samples=fmt == "ragchecker",
-                               on_result=on_result, progress=bar, max_chars=max_chars,
-                               max_consecutive_failures=max_consecutive_failures)
+            if scale is None:
+                stats = await arun(source, plan, concurrency=concurrency, strict=strict,
+                                   journal=journal, keep_samples=fmt == "ragchecker",
+                                   on_result=on_result, progress=bar, max_chars=max_chars,
+                                   max_consecutive_failures=max_consecutive_failures)
+            else:
+                from ..scale.engine import arun_ray
+
+                spec, options, store = scale
+                stats = await arun_ray(source, plan, spec, options, journal=journal,
+                                       keep_samples=fmt == "ragchecker", on_result=on_result,
+                                       progress=bar, strict=strict, max_chars=max_chars,
+                                       max_consecutive_failures=max_consecutive_failures,
+                                       store=store)
         if journal is not None and fmt is not None and out is not None:
             finalize(journal, stats.rows, Path(out), fmt, plan.names)
     except BaseException:
@@ -297,6 +329,21 @@ async def _run(source: Any, plan: Plan, *, concurrency: int, out: str | os.PathL
     return stats
 
 
+def _ray_options(engine: str, address: str | None, workers: int | None,
+                block_size: int | None) -> Any:
+    """The Ray engine's options (None for a local run); Ray itself is imported later."""
+    if engine == "local":
+        if address is not None or workers is not None or block_size is not None:
+            raise InvalidInput("ray_address, workers and block_size need engine='ray'")
+        return None
+    if engine != "ray":
+        raise InvalidInput(f"unknown engine {engine!r}; known: local, ray")
+    from ..scale.engine import RayOptions, import_ray
+
+    import_ray()  # the install hint before any work
+    return RayOptions(address, workers, block_size)
+
+
 def evaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None = None, *,
              judge: Judge | str | None = None, concurrency: int = 8,
              cache: CacheOption | JudgeCache = None, out: str | os.PathLike[str] | None = None,
@@ -304,12 +351,15 @@ def evaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None = None, 
              progress: bool | None = None, format: str | None = None,
              keep_results: bool = True, max_chars: int = MAX_TEXT_CHARS,
              max_consecutive_failures: int | None = 10,
-             compat: Compat | None = None) -> Report:
+             compat: Compat | None = None, engine: str = "local",
+             ray_address: str | None = None, workers: int | None = None,
+             block_size: int | None = None) -> Report:
     """Synchronous ``aevaluate`` (inside a running event loop use ``await aevaluate(...)``)."""
     return run_sync(aevaluate(dataset, metrics, judge=judge, concurrency=concurrency, cache=cache,
                               out=out, out_format=out_format, resume=resume, strict=strict,
                               progress=progress, format=format, keep_results=keep_results,
                               max_chars=max_chars,
                               max_consecutive_failures=max_consecutive_failures,
-                              compat=compat),
+                              compat=compat, engine=engine, ray_address=ray_address,
+                              workers=workers, block_size=block_size),
                     hint="use `await aevaluate(...)`")

@@ -28,7 +28,7 @@ from .journal import Journal, fsync_dir
 from .plan import Plan, merge
 from .stats import RunStats
 
-__all__ = ["OnResult", "Progress", "arun", "finalize", "input_record", "output_row"]
+__all__ = ["OnResult", "Progress", "Runner", "arun", "finalize", "input_record", "output_row"]
 
 log = logging.getLogger("noisegauge")
 
@@ -63,7 +63,11 @@ def _raw_id(record: Mapping[str, Any] | None) -> str | None:
     return None
 
 
-class _Runner:
+class Runner:
+    """The bookkeeping of one run (validation, journal, totals, when to stop), shared by
+    ``arun`` and the Ray engine's driver (``scale.engine``): whoever judges the samples,
+    the rows are counted, journaled and checked by this one object."""
+
     def __init__(self, plan: Plan, *, journal: Journal | None, keep_samples: bool,
                  on_result: OnResult | None, progress: Progress | None, strict: bool,
                  max_chars: int, max_consecutive_failures: int | None) -> None:
@@ -103,9 +107,33 @@ class _Runner:
               for g in self.plan.groups))
         return raw, sample, merge(self.plan, results)
 
+    def admit(self, raw: RawRow) -> Sample | None:
+        """The row's sample when it must be judged; None when it was dealt with here (a bad
+        row became an error row, or the journal had its result)."""
+        try:
+            sample = self.sample_of(raw)
+        except InvalidSample as exc:
+            if self.strict:
+                raise
+            self.emit(raw, error_result(str(exc), index=raw.index, id=_raw_id(raw.record),
+                                        kind="input"), None)
+            return None
+        if self.journal is not None and self.journal.reusable(raw.index, raw.fingerprint):
+            self.emit_resumed(raw, sample)
+            return None
+        return sample
+
     def emit(self, raw: RawRow, result: SampleResult, sample: Sample | None) -> None:
         row = output_row(raw.index, result, self.plan.extra_names, self.judges, sample)
         verdicts = result.verdicts.to_dict() if result.verdicts is not None else None
+        self.emit_row(raw, row, verdicts, sample, result)
+
+    def emit_row(self, raw: RawRow, row: dict[str, Any], verdicts: dict[str, Any] | None,
+                 sample: Sample | None, result: SampleResult | None = None) -> None:
+        """A finished row as ``emit`` makes it (``result``: the one it was made from; read
+        back from the row when it was made elsewhere, e.g. on a worker)."""
+        if result is None:
+            result = SampleResult.from_row(row, verdicts, index=raw.index)
         if self.journal is not None:
             keep = sample_record(sample) if (self.keep_samples and sample is not None) else None
             self.journal.append(raw.index, raw.fingerprint, row, verdicts, keep)
@@ -154,7 +182,7 @@ async def arun(source: Source, plan: Plan, *, concurrency: int = 8, strict: bool
     ``on_result`` in completion order, each exactly once."""
     if concurrency < 1:
         raise ValueError("concurrency must be >= 1")
-    run = _Runner(plan, journal=journal, keep_samples=keep_samples, on_result=on_result,
+    run = Runner(plan, journal=journal, keep_samples=keep_samples, on_result=on_result,
                   progress=progress, strict=strict, max_chars=max_chars,
                   max_consecutive_failures=max_consecutive_failures)
     pending: set[asyncio.Task[tuple[RawRow, Sample, SampleResult]]] = set()
@@ -169,16 +197,8 @@ async def arun(source: Source, plan: Plan, *, concurrency: int = 8, strict: bool
 
     try:
         for raw in source:
-            try:
-                sample = run.sample_of(raw)
-            except InvalidSample as exc:
-                if strict:
-                    raise
-                run.emit(raw, error_result(str(exc), index=raw.index, id=_raw_id(raw.record),
-                                           kind="input"), None)
-                continue
-            if journal is not None and journal.reusable(raw.index, raw.fingerprint):
-                run.emit_resumed(raw, sample)
+            sample = run.admit(raw)
+            if sample is None:
                 continue
             await drain(concurrency - 1)
             pending.add(asyncio.create_task(run.judge(raw, sample)))

@@ -74,7 +74,7 @@ def plan_cases(items: Sequence[GoldenItem], *, levels: Sequence[int], strategies
 
 async def score_samples(samples: Sequence[Sample], judge: Judge, *, concurrency: int = 8,
                         progress: Progress | None = None,
-                        cache: CacheOption = None) -> list[SampleResult]:
+                        cache: CacheOption = None, **scale: Any) -> list[SampleResult]:
     """Score every sample through the batch runner, results in input order.
 
     Going through ``aevaluate`` gives the sweep the persistent judge cache: rerunning a
@@ -83,7 +83,7 @@ async def score_samples(samples: Sequence[Sample], judge: Judge, *, concurrency:
     from ..runner.evaluate import aevaluate
 
     report = await aevaluate(list(samples), judge=judge, concurrency=concurrency, cache=cache,
-                             progress=False)
+                             progress=False, **scale)
     if progress:
         progress("scoring", len(samples), len(samples))
     return list(report.results)
@@ -125,7 +125,8 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
                   hard_scorer: Scorer | None = None, pipeline_options: Mapping[str, Any] | None = None,
                   judge_options: Mapping[str, Any] | None = None,
                   progress: Progress | None = None,
-                  judge_cache: CacheOption = None) -> StressReport:
+                  judge_cache: CacheOption = None, engine: str = "local",
+                  ray_address: str | None = None, workers: int | None = None) -> StressReport:
     """Run a noise sweep and return the report (write it with ``report.write(DIR)``).
 
     A pipeline error or ``sys.exit()`` is that sample's error row; a ``KeyboardInterrupt``
@@ -139,7 +140,9 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
     like a transient failure (``retries``), then becomes that sample's error row.
     ``cache``: a SQLite path (or ``GenerationCache``) for generations; ``judge_cache``: the
     judge cache as in ``evaluate`` (None: the default location, False: off); ``progress(phase, done,
-    total)`` is called as answers are generated and scored. Everything is validated (golden
+    total)`` is called as answers are generated and scored. ``engine="ray"``,
+    ``ray_address``, ``workers``: the answers are judged on a Ray cluster, as in
+    ``evaluate`` (the pipeline runs here). Everything is validated (golden
     rows, strategies, judge and pipeline specs) before the first generation.
     """
     items = load_golden(golden)
@@ -173,7 +176,8 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
     to_score = [i for i, g in enumerate(generations) if g.answer is not None]
     scored = await score_samples([samples[i] for i in to_score], resolved_judge,
                                  concurrency=judge_concurrency, progress=progress,
-                                 cache=judge_cache)
+                                 cache=judge_cache, engine=engine, ray_address=ray_address,
+                                 workers=workers)
     results: dict[int, SampleResult] = dict(zip(to_score, scored, strict=True))
     rows = []
     for i, (case, g) in enumerate(zip(cases, generations, strict=True)):

@@ -121,6 +121,7 @@ class OpenAIJudge:
         if s.misattribution == "llm":  # its prompt decides those answers: part of the identity
             self.identity_sources = (*self.identity_sources, "noisegauge.judges.llm.attribution")
         self.stats = JudgeStats()
+        self._api_key = api_key or os.environ.get("OPENAI_API_KEY")  # a worker may lack the env
         register_secret(api_key or os.environ.get("OPENAI_API_KEY"))  # masked in every output
         self._chat = ChatEndpoint(
             model, self.base_url, api_key or os.environ.get("OPENAI_API_KEY"),
@@ -148,6 +149,15 @@ class OpenAIJudge:
 
     def __repr__(self) -> str:
         return f"OpenAIJudge(model={self.model!r}, base_url={public_url(self.base_url)!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as the arguments that build it (clients and locks belong to one process
+        and event loop): a Ray worker gets a fresh judge with the same identity."""
+        if self.via is not None:  # the user's own client lives in this process only
+            raise TypeError(f"a judge over a client you hold ({self.via}) stays in its "
+                            "process; give the endpoint instead (openai:MODEL, base_url=...)")
+        settings = {f.name: getattr(self.settings, f.name) for f in fields(JudgeSettings)}
+        return (_rebuild, (self.model, self.base_url, self._api_key, settings))
 
     def identity(self) -> dict[str, Any]:
         s = self.settings
@@ -437,6 +447,11 @@ def _id_correction(answer: str, strays: list[tuple[str, str]],
             {"role": "user", "content": f"That reply used ids that were not asked for ({wrong}). "
                                         f"Judge each premise only against the claim ids listed "
                                         f"for it ({listed}) and reply with exactly those ids."}]
+
+
+def _rebuild(model: str, base_url: str, api_key: str | None,
+             settings: dict[str, Any]) -> OpenAIJudge:
+    return OpenAIJudge(model, base_url=base_url, api_key=api_key, **settings)
 
 
 def make_judge(arg: str | None, **kwargs: Any) -> OpenAIJudge:
