@@ -60,6 +60,10 @@ def test_same_entity_stays_entailed(premise: str, swapped: str, same: str) -> No
     ("Orders arrive in 3 working days.", "Orders arrive in 3 business days."),
     # A bracketed label is no heading.
     ("(meta data) TITLE: Official opening of the beach steps", "It was opened by Brian Wilkins."),
+    # The sentence with the other head noun states another number: not where the claim was
+    # read (the number rule's case); the line that says "90일" entails it.
+    ("Free 워크스페이스의 기록은 30일 동안 보관됩니다. 자주 묻는 질문: 기록은 90일 동안 보관됩니다.",
+     "Free 요금제의 기록은 90일 동안 보관됩니다."),
     # The value stands beside the claim's own entity too.
     ("Adult tickets cost $15. Student tickets cost $15 on Mondays.", "Student tickets cost $15."),
 ])

@@ -401,8 +401,13 @@ def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
     # Another entity in the claim's slot, or in the heading of a sentence that otherwise says
     # the claim ("Elite membership: group classes" for "Basic members get group classes").
     topic_items = [(n, w) for n, w, ent, *_ in items if not ent]
-    sent_topic = [c >= 0.6 or sum(w for n, w in topic_items if n in sset) / (topic_total or 1.0)
-                  >= 0.6 for c, sset in zip(sent_cov, prem.sentences, strict=True)]
+    # Only a sentence that says the claim's numbers and codes is the one it was read from: a
+    # sentence with another number is the number rule's case ("Free 워크스페이스 ... 30일"
+    # beside a "90일" line that says the claim).
+    details = {t.norm for t in claim.tokens if t.kind in ("num", "code")}
+    sent_topic = [(c >= 0.6 or sum(w for n, w in topic_items if n in sset) / (topic_total or 1.0)
+                   >= 0.6) and details <= sset
+                  for c, sset in zip(sent_cov, prem.sentences, strict=True)]
     if slot_swap(prem, claim, sent_topic) or heading_swap(prem, claim, sent_topic):
         return Cues(True, on_topic, "entity")
     return _NO_CUE

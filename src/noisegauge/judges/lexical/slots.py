@@ -134,11 +134,15 @@ def slot_swap(prem: Analysis, claim: Analysis, on_topic: Sequence[bool]) -> bool
             anchor = toks[j].norm
             for pi in prem.where.get(anchor, ()):
                 pj = pi - step
-                # The colon after a heading joins it to what follows ("블랙: 상품 코드").
-                if not 0 <= pj < len(ptoks) or (ptoks[max(pi, pj)].punct
-                                                and not (step == 1 and pi in prem.after_heading)):
+                if not 0 <= pj < len(ptoks):
                     continue
                 s = prem.sent_of[pi]
+                # The colon after a heading that names a sibling of the claim's entity (a word
+                # of the claim besides the swapped one) joins it to what follows: "스탠드 조명
+                # 블랙: 상품 코드" is "블랙의 상품 코드"; "자주 묻는 질문: 기록은" is no such phrase.
+                if ptoks[max(pi, pj)].punct and not (
+                        step == 1 and pi in prem.after_heading and prem.heads[s] & claim.norms):
+                    continue
                 other = ptoks[pj]
                 if prem.sent_of[pj] != s or not on_topic[s] or other.stop \
                         or other.norm in claim.norms or other.norm == anchor:
