@@ -35,6 +35,9 @@ SWAPS = [
     pytest.param("레드 모델: 배터리 10시간, 무게 200g.",
                  "블루 모델의 배터리는 10시간입니다.",
                  "레드 모델의 배터리는 10시간입니다.", id="ko-heading-colon"),
+    pytest.param("대구 수성점: 오전 10시부터 오후 9시까지 영업.",
+                 "부산 해운대점은 오전 10시부터 오후 9시까지 영업합니다.",
+                 "대구 수성점은 오전 10시부터 오후 9시까지 영업합니다.", id="ko-topic-heading"),
     pytest.param("무선 마우스 블랙: 상품 코드 MS-20-BK.",
                  "무선 마우스 화이트의 상품 코드는 MS-20-BK입니다.",
                  "무선 마우스 블랙의 상품 코드는 MS-20-BK입니다.", id="ko-code-with-particle"),
@@ -69,6 +72,10 @@ def test_same_entity_stays_entailed(premise: str, swapped: str, same: str) -> No
 ])
 def test_not_a_swap(premise: str, claim: str) -> None:
     assert JUDGE.explain(premise, claim).reason != "entity"
+
+
+def test_korean_past_tense_is_stemmed() -> None:
+    assert [t.norm for t in tokenize("재직했습니다 재직")] == ["재직", "재직"]
 
 
 def test_codes_and_headings() -> None:

@@ -62,6 +62,26 @@ def test_true_hallucinations_are_not_flagged(claim: str, reason: str) -> None:
     assert find_misattributions(claim, [PRO, ENT], PRO, SEED["user_input"]) == (), reason
 
 
+def test_two_counted_words_are_two_quantities() -> None:
+    # "12 이상" (12 or more) is no "12월" (December): not the detail of another chunk.
+    chunks = ["앱 4.2: 안드로이드 10 이상 지원.", "앱 3.9: 안드로이드 8 이상 지원, 2026년 12월 지원 종료."]
+    assert find_misattributions("앱 4.2는 안드로이드 12 이상을 지원합니다.", chunks,
+                                "앱 4.2는 안드로이드 10 이상을 지원합니다.",
+                                "앱 4.2는 어떤 안드로이드 버전을 지원하나요?") == ()
+    found = find_misattributions("앱 4.2는 안드로이드 8 이상을 지원합니다.", chunks,
+                                 "앱 4.2는 안드로이드 10 이상을 지원합니다.",
+                                 "앱 4.2는 어떤 안드로이드 버전을 지원하나요?")
+    assert [m.chunk for m in found] == [1]
+
+
+def test_a_number_and_two_words_are_topic_enough() -> None:
+    # The other chunk shares no word of the asked role ("개발팀장" / "마케팅팀장").
+    chunks = ["개발팀장: 김민준, 2022년부터 재직.", "마케팅팀장: 이서연, 2020년부터 재직."]
+    found = find_misattributions("개발팀장은 이서연이며 2020년부터 재직했습니다.", chunks,
+                                 "개발팀장은 김민준입니다.", "개발팀장은 누구인가요?")
+    assert [m.chunk for m in found] == [1]
+
+
 def test_a_chunk_about_the_same_entity_is_not_another_entity() -> None:
     legacy = "Pro plan subscriptions on legacy contracts require a 90-day notice period."
     claim = "The Pro plan requires a 90-day notice period."

@@ -154,9 +154,36 @@ def slot_swap(prem: Analysis, claim: Analysis, on_topic: Sequence[bool]) -> bool
 
 def heading_swap(prem: Analysis, claim: Analysis, on_topic: Sequence[bool]) -> bool:
     """Heading swap (see the module docstring)."""
-    if not any(on_topic[s] and head - claim.norms for s, head in enumerate(prem.heads)):
+    heads = [head - claim.norms if on_topic[s] else frozenset()
+             for s, head in enumerate(prem.heads)]
+    if not any(heads):
         return False
-    return bool(_modifier_names(claim) - prem.norms)
+    if _modifier_names(claim) - prem.norms:
+        return True
+    # Korean: the claim's topic ("부산 서면점은", "개발팀장은") holds a word the premise never
+    # states, and the heading a word of the same kind, told by a shared ending: the
+    # compound's head ("서면점" / "동성로점", "개발팀장" / "마케팅팀장").
+    missing = [n for n in _ko_topic(claim) if n not in prem.norms]
+    return any(len(a) >= 2 and len(b) >= 2 and a[-1] == b[-1] and a != b
+               for a in missing for head in heads for b in head)
+
+
+#: Particles that mark a Korean topic or subject: the phrase before them is what a claim is about.
+_KO_TOPIC = ("은", "는", "이", "가")
+
+
+def _ko_topic(claim: Analysis) -> list[str]:
+    """Stems of the Hangul words up to the first topic or subject particle of the claim."""
+    out: list[str] = []
+    for t in claim.tokens:
+        if not t.hangul or t.stop:
+            if out:
+                break
+            continue
+        out.append(t.norm)
+        if t.text != t.norm and t.text[len(t.norm):] in _KO_TOPIC:
+            return out
+    return []
 
 
 def value_of_another(q: Quantity, prem: Analysis, claim: Analysis,
