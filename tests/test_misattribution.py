@@ -62,6 +62,26 @@ def test_true_hallucinations_are_not_flagged(claim: str, reason: str) -> None:
     assert find_misattributions(claim, [PRO, ENT], PRO, SEED["user_input"]) == (), reason
 
 
+def test_two_counted_words_are_two_quantities() -> None:
+    # "12 이상" (12 or more) is no "12월" (December): not the detail of another chunk.
+    chunks = ["앱 4.2: 안드로이드 10 이상 지원.", "앱 3.9: 안드로이드 8 이상 지원, 2026년 12월 지원 종료."]
+    assert find_misattributions("앱 4.2는 안드로이드 12 이상을 지원합니다.", chunks,
+                                "앱 4.2는 안드로이드 10 이상을 지원합니다.",
+                                "앱 4.2는 어떤 안드로이드 버전을 지원하나요?") == ()
+    found = find_misattributions("앱 4.2는 안드로이드 8 이상을 지원합니다.", chunks,
+                                 "앱 4.2는 안드로이드 10 이상을 지원합니다.",
+                                 "앱 4.2는 어떤 안드로이드 버전을 지원하나요?")
+    assert [m.chunk for m in found] == [1]
+
+
+def test_a_number_and_two_words_are_topic_enough() -> None:
+    # The other chunk shares no word of the asked role ("개발팀장" / "마케팅팀장").
+    chunks = ["개발팀장: 김민준, 2022년부터 재직.", "마케팅팀장: 이서연, 2020년부터 재직."]
+    found = find_misattributions("개발팀장은 이서연이며 2020년부터 재직했습니다.", chunks,
+                                 "개발팀장은 김민준입니다.", "개발팀장은 누구인가요?")
+    assert [m.chunk for m in found] == [1]
+
+
 def test_a_chunk_about_the_same_entity_is_not_another_entity() -> None:
     legacy = "Pro plan subscriptions on legacy contracts require a 90-day notice period."
     claim = "The Pro plan requires a 90-day notice period."
@@ -107,13 +127,14 @@ def test_resumed_rows_keep_their_misattribution(tmp_path: Path) -> None:
 
 def test_labelled_set_precision_and_in_scope_recall() -> None:
     """Every true hallucination stays unflagged; of the misattributed claims the judge leaves
-    as hallucinations (in scope), at least 90% are found with the right chunk."""
+    as hallucinations (in scope), at least 90% are found with the right chunk, and so are 90%
+    of all of them (the judge does not take a claim about one entity as said of another)."""
     cases = [json.loads(x) for x in DATA.read_text(encoding="utf-8").splitlines() if x.strip()]
     assert len(cases) >= 40 and {c["lang"] for c in cases} == {"en", "ko"}
     rows = list(evaluate([{k: c[k] for k in ("user_input", "response", "reference",
                                              "retrieved_contexts")} for c in cases],
                          cache=False, progress=False).rows())
-    false_alarms, in_scope, found = [], 0, 0
+    false_alarms, in_scope, found, positives = [], 0, 0, 0
     for case, row in zip(cases, rows, strict=True):
         a = case["response"].index(case["claim"])
         b = a + len(case["claim"])
@@ -123,11 +144,29 @@ def test_labelled_set_precision_and_in_scope_recall() -> None:
         if not case["misattributed_from"]:
             if flagged:
                 false_alarms.append(case["id"])
-        elif any(c["bucket"] == "hallucination" for c in claims):
+            continue
+        positives += 1
+        if any(c["bucket"] == "hallucination" for c in claims):
             in_scope += 1
             found += case["misattributed_from"][0] in flagged
     assert false_alarms == []
     assert in_scope >= 25 and found / in_scope >= 0.9
+    assert found / positives >= 0.9
+
+
+def test_right_claims_about_the_right_entity_stay_grounded() -> None:
+    """The held-out split's ``correct`` cases: a true claim about the asked entity, beside a
+    chunk about another one, stays entailed (the swap rules must not take it away)."""
+    path = DATA.with_name("misattribution_test4.jsonl")
+    cases = [c for c in map(json.loads, path.read_text(encoding="utf-8").splitlines())
+             if c["kind"] == "correct"]
+    assert len(cases) >= 5 and {c["lang"] for c in cases} == {"en", "ko"}
+    rows = evaluate([{k: c[k] for k in ("user_input", "response", "reference",
+                                        "retrieved_contexts")} for c in cases],
+                    cache=False, progress=False).rows()
+    for case, row in zip(cases, rows, strict=True):
+        claims = [c for c in row["response_claims"] if locate(c["text"], case["claim"])]
+        assert claims and all(c["bucket"] != "hallucination" for c in claims), case["id"]
 
 
 # ---- with an LLM judge ---------------------------------------------------------------------

@@ -13,11 +13,12 @@ product codes, months). A hallucinated claim is misattributed from chunk ``j`` w
 1. it has a *distinguishing detail*: its numbers (with units), codes, months or names that
    neither the reference nor the question state, else at least two such content words;
 2. one sentence (or two adjacent ones) of chunk ``j`` states that detail: every number,
-   code or name and half of the other words, or, without numbers or names, two thirds of the
-   words and at least two;
+   code or name and half of the other words (rounded down), or, without numbers or names, two
+   thirds of the words and at least two;
 3. that window is *about another entity*: it lacks a word the claim shares with the question
    or the reference (the asked entity, "Pro"), shares another of the claim's content words
-   (the same topic; three detail words matched are topic enough), and names something the
+   (the same topic; three detail words matched are topic enough, two beside a number or name),
+   and names something the
    claim, question and reference do not.
 
 A detail found nowhere (a true hallucination: "45-day", "NG-TM-M") is never flagged.
@@ -85,6 +86,8 @@ def _same_quantity(a: Quantity, b: Quantity) -> bool:
     hard_b = bool(ub) and not ub.startswith("w:")
     if hard_a != hard_b or (hard_a and ua != ub):
         return False
+    if ua and ub and ua != ub:
+        return False  # two counted words: "12 이상" (12 or more) is not "12월"
     return not ra or not rb or ra <= rb or rb <= ra
 
 
@@ -164,9 +167,9 @@ def _match(d: Detail, chunk: _Text, a: int, b: int, outside: frozenset[str]) -> 
             return None
         hits.append(at[0])
     present = d.words & norms
-    # Words are paraphrased ("includes", "cannot"): half of them with a number or name,
-    # else two thirds and at least two.
-    need = len(d.words) / 2 if d.hard else max(2, 2 * len(d.words) / 3)
+    # Words are paraphrased ("includes", "cannot"): half of them (rounded down) with a number
+    # or name, else two thirds and at least two.
+    need = len(d.words) // 2 if d.hard else max(2, 2 * len(d.words) / 3)
     if d.words and len(present) < need:
         return None
     if not hits:  # no number or name: the words are the detail
@@ -175,7 +178,7 @@ def _match(d: Detail, chunk: _Text, a: int, b: int, outside: frozenset[str]) -> 
                     for q in d.anchor_quantities)
     if not lacks_qty and (not d.anchor or d.anchor <= norms):
         return None  # the window names what the claim is about: not another entity
-    if not (d.anchor | d.topic) & norms and len(present) < 3:
+    if not (d.anchor | d.topic) & norms and len(present) < (2 if d.hard else 3):
         return None  # nothing of the claim's topic: a small detail only happens to occur there
     if not norms - outside:
         return None  # nothing in the window the claim, question and reference do not name

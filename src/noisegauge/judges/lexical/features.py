@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import pairwise
 
 from ...text import sentence_spans
+from .slots import heading_swap, heading_words, slot_swap, value_of_another
 from .text import MONTHS, NEGATIONS, Quantity, Token, quantities, tokenize
 
 __all__ = ["FEATURES", "MONOTONE", "Alignment", "Analysis", "Cues", "align", "analyse",
@@ -92,6 +93,10 @@ class Analysis:
     words: tuple[frozenset[str], ...]   # per sentence: lower-cased token texts (stop words too)
     #: "Life Insurance Corporation of India (LIC)": (acronym stem, stems of the long name)
     aliases: tuple[tuple[str, frozenset[str]], ...] = ()
+    #: per sentence: the content stems of the heading it opens with ("Elite membership:")
+    heads: tuple[frozenset[str], ...] = ()
+    where: dict[str, tuple[int, ...]] = field(default_factory=dict)  # stem -> token indices
+    after_heading: frozenset[int] = frozenset()  # index of each token right after a heading
 
 
 def _weight(tok: Token, entity: bool) -> float:
@@ -115,8 +120,14 @@ def analyse(text: str) -> Analysis:
     sentence_words: list[frozenset[str]] = []
     entities: set[str] = set()
     initial: set[str] = set()  # capitalised only because they start a sentence (or a name)
+    heads: list[frozenset[str]] = []
+    after_heading: set[int] = set()
     for si, (a, b) in enumerate(sentence_spans(text) or [(0, len(text))]):
         toks = tokenize(text[a:b])
+        heading, n = heading_words(text[a:b], toks)
+        heads.append(heading)
+        if n:
+            after_heading.add(len(tokens) + n)
         for k, t in enumerate(toks):
             if t.kind == "word" and t.capital and not t.stop:
                 (entities if k > 0 else initial).add(t.norm)
@@ -147,7 +158,9 @@ def analyse(text: str) -> Analysis:
                     tuple(quantities(tt)), tuple(frozenset(n) for n in negated),
                     {k: tuple(v) for k, v in positions.items()}, frozenset(entities),
                     frozenset(initial), frozenset(t.norm for t in tt if t.kind == "code"),
-                    tuple(sentence_words), _aliases(text))
+                    tuple(sentence_words), _aliases(text), tuple(heads),
+                    {k: tuple(content[r] for r in v) for k, v in positions.items()},
+                    frozenset(after_heading))
 
 
 _ALIAS = re.compile(r"((?:[A-Z][\w'&.-]*\s+(?:(?:of|the|and|for|de)\s+)*){2,8})\(([A-Z][A-Za-z]{1,7})\)")
@@ -213,22 +226,28 @@ def _covered_fuzzy(norm: str, text: str, hangul: bool, prem: Analysis) -> bool:
     return len(norm) >= 6 and norm[:5] in prem.prefixes
 
 
+def same_quantity(q: Quantity, p: Quantity) -> bool:
+    """The premise's ``p`` states the claim's ``q``: same value, compatible unit and rates."""
+    q_unit, _, q_rate = q.unit.partition("/")
+    p_unit, _, p_rate = p.unit.partition("/")
+    q_rates = set(q_rate.split("+")) if q_rate else set()
+    p_rates = set(p_rate.split("+")) if p_rate else set()
+    hard = q_unit and not q_unit.startswith("w:")
+    p_hard = p_unit and not p_unit.startswith("w:")
+    # "$29 per month" is "$29 per user per month" said shorter; "$29 per year" is not.
+    rate_ok = not q_rates or not p_rates or q_rates <= p_rates or p_rates <= q_rates
+    return p.value == q.value and rate_ok and (not hard or not p_hard or p_unit == q_unit)
+
+
 def _qty_match(q: Quantity, prem: Analysis, window: range) -> str:
     """'same' when the premise states this value (compatible unit and rates), 'other' when the
     aligned window states the same kind of quantity with another value, else 'absent'."""
-    q_unit, _, q_rate = q.unit.partition("/")
-    q_rates = set(q_rate.split("+")) if q_rate else set()
-    hard = q_unit and not q_unit.startswith("w:")
+    q_unit = q.unit.partition("/")[0]
     other = False
     for p in prem.quantities:
-        p_unit, _, p_rate = p.unit.partition("/")
-        p_rates = set(p_rate.split("+")) if p_rate else set()
-        p_hard = p_unit and not p_unit.startswith("w:")
-        # "$29 per month" is "$29 per user per month" said shorter; "$29 per year" is not.
-        rate_ok = not q_rates or not p_rates or q_rates <= p_rates or p_rates <= q_rates
-        if p.value == q.value and rate_ok and (not hard or not p_hard or p_unit == q_unit):
+        if same_quantity(q, p):
             return "same"
-        if q_unit and p_unit == q_unit and prem.sent_of[p.pos] in window:
+        if q_unit and p.unit.partition("/")[0] == q_unit and prem.sent_of[p.pos] in window:
             other = True
     return "other" if other else "absent"
 
@@ -349,6 +368,8 @@ def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
         state = _qty_match(q, prem, win)
         if state != "same":
             return Cues(True, on_topic and state == "other", "number")
+        if value_of_another(q, prem, claim, same_quantity):
+            return Cues(True, on_topic, "number")
     for _code in claim.codes - prem.codes:
         other = any(t.kind == "code" and prem.sent_of[i] in win for i, t in enumerate(prem.tokens))
         return Cues(True, on_topic and other, "code")
@@ -377,7 +398,17 @@ def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
         opposite = _ANTONYMS.get(n)
         if opposite and n not in win_set and opposite & sent - claim_words:
             return Cues(True, on_topic, "antonym")
-    if _entity_swap(prem, claim, items, win):
+    # Another entity in the claim's slot, or in the heading of a sentence that otherwise says
+    # the claim ("Elite membership: group classes" for "Basic members get group classes").
+    topic_items = [(n, w) for n, w, ent, *_ in items if not ent]
+    # Only a sentence that says the claim's numbers and codes is the one it was read from: a
+    # sentence with another number is the number rule's case ("Free 워크스페이스 ... 30일"
+    # beside a "90일" line that says the claim).
+    details = {t.norm for t in claim.tokens if t.kind in ("num", "code")}
+    sent_topic = [(c >= 0.6 or sum(w for n, w in topic_items if n in sset) / (topic_total or 1.0)
+                   >= 0.6) and details <= sset
+                  for c, sset in zip(sent_cov, prem.sentences, strict=True)]
+    if slot_swap(prem, claim, sent_topic) or heading_swap(prem, claim, sent_topic):
         return Cues(True, on_topic, "entity")
     return _NO_CUE
 
@@ -392,32 +423,4 @@ def _neg_conflict(prem: Analysis, s: int, claim_words: set[str], claim_neg: froz
     if claim_neg and not neg:
         words = claim_words - claim_neg
         return bool(words) and len(words & sent) / len(words) >= 0.8
-    return False
-
-
-def _entity_swap(prem: Analysis, claim: Analysis, items: list[Item], win: range) -> bool:
-    """A claim name missing from the premise whose neighbour word has another name next to it
-    in a window sentence that holds most of the claim: "Enterprise plan" vs "Pro plan"."""
-    toks = claim.tokens
-    ptoks = prem.tokens
-    topic = [(n, w) for n, w, ent, *_ in items if not ent]
-    topic_total = sum(w for _, w in topic) or 1.0
-    for k, t in enumerate(toks):
-        if not (t.norm in claim.entities or t.norm in claim.initial) or t.norm in prem.norms:
-            continue
-        for step in (1, -1):
-            j = k + step
-            if not 0 <= j < len(toks) or toks[j].stop or toks[j].kind != "word":
-                continue
-            anchor = toks[j].norm
-            for pi, pt in enumerate(ptoks):
-                pj = pi - step
-                if pt.norm != anchor or prem.sent_of[pi] not in win or not 0 <= pj < len(ptoks):
-                    continue
-                other = ptoks[pj]
-                s = prem.sent_of[pi]
-                if other.capital and not other.stop and other.norm not in claim.norms \
-                        and other.norm != anchor and prem.sent_of[pj] == s \
-                        and sum(w for n, w in topic if n in prem.sentences[s]) / topic_total >= 0.6:
-                    return True
     return False

@@ -9,7 +9,7 @@ them (``30-day`` -> 30 day, ``$49.99`` -> 49.99 usd, ``v2.3`` -> 2.3 version).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import snowballstemmer  # type: ignore[import-untyped]
@@ -36,8 +36,12 @@ _STEMMER = snowballstemmer.stemmer("english")
 _TOKEN = re.compile(
     # Product codes and identifiers: hyphenated upper-case (NG-TM-M) or upper-case with digits
     # (H200, COVID-19). Compared whole, like numbers: one wrong letter is another product.
-    r"(?P<code>\b[A-Z0-9]*[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+\b(?!-)"
-    r"|\b(?=[A-Z0-9]*[A-Z])(?=[A-Z0-9]*[0-9])[A-Z0-9]{2,}\b(?!-))"
+    # A code may carry a Korean particle ("LMP-100-BK입니다"): it ends at the next character
+    # that is no ASCII letter, digit or hyphen, not at a word boundary. Lower-case identifiers
+    # of three or more parts with a numeric one ("eu-west-1") are codes too.
+    r"(?P<code>\b[A-Z0-9]*[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+(?![A-Za-z0-9_-])"
+    r"|\b(?=[A-Z0-9]*[A-Z])(?=[A-Z0-9]*[0-9])[A-Z0-9]{2,}(?![A-Za-z0-9_-])"
+    r"|\b(?=[a-z0-9-]*-[0-9]+(?:-|\b))[a-z][a-z0-9]*(?:-[a-z0-9]+){2,}\b(?!-))"
     r"|(?P<ver>\bv\d+(?:\.\d+)+\b|\bv\d+\b)"
     r"|(?P<ord>\d+(?:st|nd|rd|th)\b)"
     r"|(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)*)"
@@ -105,7 +109,9 @@ _UNITS = {
 _CURRENCY_SIGNS = {"$", "€", "£", "¥", "₩"}
 
 # Hangul particles and endings, longest first, stripped from the end of an eojeol.
-_KO_SUFFIXES = sorted(["은", "는", "이", "가", "을", "를", "의", "에", "에서", "에게", "께", "께서", "한테", "으로", "로", "와", "과", "도", "만", "까지", "부터", "보다", "처럼", "이나", "나", "랑", "이랑", "으로는", "에서는", "에는", "로는", "과는", "와는", "이라", "이라는", "라는", "이며", "이고", "이다", "입니다", "이에요", "예요", "에요", "였다", "이었다", "합니다", "한다", "했다", "해요", "하고", "하며", "하는", "하여", "해서", "할", "한", "하다", "됩니다", "된다", "되는", "된", "되며", "되고", "됐다", "습니다", "니다", "하지", "하기", "하면", "해야", "해도", "아도", "어도", "하려면", "으려면", "려면", "있다", "있습니다", "있는", "있고", "있으며", "있어요", "적", "들", "들은", "들이", "들을", "들의"], key=len, reverse=True)
+_KO_SUFFIXES = sorted(["은", "는", "이", "가", "을", "를", "의", "에", "에서", "에게", "께", "께서", "한테", "으로", "로", "와", "과", "도", "만", "까지", "부터", "보다", "처럼", "이나", "나", "랑", "이랑", "으로는", "에서는", "에는", "로는", "과는", "와는", "이라", "이라는", "라는", "이며", "이고", "이다", "입니다", "이에요", "예요", "에요", "였다", "이었다", "했습니다", "했으며", "했고", "했어요", "했던", "합니다", "한다", "했다", "해요", "하고", "하며", "하는", "하여", "해서", "할", "한", "하다", "됩니다", "된다", "되는", "된", "되며", "되고", "됐다", "습니다", "니다", "하지", "하기", "하면", "해야", "해도", "아도", "어도", "하려면", "으려면", "려면", "있다", "있습니다", "있는", "있고", "있으며", "있어요", "적", "들", "들은", "들이", "들을", "들의"], key=len, reverse=True)
+
+_KO_SUFFIX_SET = frozenset(_KO_SUFFIXES)
 
 #: Korean function words (stems): bound nouns, auxiliaries and postposition-like nouns that
 #: carry no content of their own ("할 수 있습니다", "시작할 때", "14일 동안").
@@ -158,6 +164,9 @@ class Token:
     capital: bool    # starts with an upper-case letter (not sentence-initial is decided later)
     stop: bool
     hangul: bool = False
+    #: Punctuation stands between this token and the one before ("Kent, England"): the two
+    #: are not one phrase, whatever their order.
+    punct: bool = False
 
 
 def _num_norm(value: float) -> str:
@@ -176,8 +185,12 @@ def tokenize(text: str) -> tuple[Token, ...]:
     """All tokens of ``text`` in order (words, numbers, versions and unit symbols)."""
     out: list[Token] = []
     text = _PHRASAL.sub("return", text)
+    prev = 0
     for m in _TOKEN.finditer(text):
         t = m.group()
+        punct = bool(text[prev:m.start()].strip()) and bool(out)
+        prev = m.end()
+        n = len(out)
         if m.group("code"):
             out.append(Token(t, t.upper(), "code", True, False))
         elif m.group("ver"):
@@ -193,12 +206,15 @@ def tokenize(text: str) -> tuple[Token, ...]:
                 out.append(Token(t, _num_norm(v) if v is not None else t, "num", False, False))
         elif m.group("ko"):
             norm = _ko_stem(t)
-            out.append(Token(t, norm, "word", False, norm in KO_STOP, True))
+            # A particle or ending on its own ("입니다" after "LMP-100-BK") is a function word.
+            out.append(Token(t, norm, "word", False, norm in KO_STOP or t in _KO_SUFFIX_SET, True))
         elif m.group("word"):
             low = t.lower()
             out.append(Token(t, stem(t), "word", t[:1].isupper(), low in STOPWORDS or len(low) == 1))
         else:
             out.append(Token(t, t, "sym", False, True))
+        if punct and len(out) > n:
+            out[-1] = replace(out[-1], punct=True)
     return tuple(out)
 
 

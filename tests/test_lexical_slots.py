@@ -1,0 +1,87 @@
+"""Entity swaps in the offline judge: a claim about one entity is not entailed by a premise
+about another, and a claim about the right entity still is."""
+
+from __future__ import annotations
+
+import pytest
+
+from noisegauge.judges.lexical import LexicalJudge
+from noisegauge.judges.lexical.features import analyse
+from noisegauge.judges.lexical.text import tokenize
+from noisegauge.verdicts import Verdict
+
+JUDGE = LexicalJudge()
+
+# (premise, claim about another entity, claim about the premise's own entity)
+SWAPS = [
+    pytest.param("Acme Silver cards earn 3% cashback on groceries.",
+                 "Acme Gold cards earn 3% cashback on groceries.",
+                 "Acme Silver cards earn 3% cashback on groceries.", id="en-name-slot"),
+    pytest.param("The winter timetable starts on 1 December.",
+                 "The summer timetable starts on 1 December.",
+                 "The winter timetable starts on 1 December.", id="en-season-slot"),
+    pytest.param("Shipping within Sweden: orders arrive within 5 business days.",
+                 "Orders to Norway arrive within 5 business days.",
+                 "Orders to Sweden arrive within 5 business days.", id="en-heading"),
+    pytest.param("Adult tickets cost $15. Student tickets cost $9.",
+                 "Student tickets cost $15.",
+                 "Student tickets cost $9.", id="en-value-of-another"),
+    pytest.param("대전 지점은 오후 8시에 문을 닫습니다.",
+                 "부산 지점은 오후 8시에 문을 닫습니다.",
+                 "대전 지점은 오후 8시에 문을 닫습니다.", id="ko-compound-slot"),
+    pytest.param("봄 학기 등록은 3월 2일에 마감됩니다.",
+                 "가을 학기 등록은 3월 2일에 마감됩니다.",
+                 "봄 학기 등록은 3월 2일에 마감됩니다.", id="ko-season-slot"),
+    pytest.param("레드 모델: 배터리 10시간, 무게 200g.",
+                 "블루 모델의 배터리는 10시간입니다.",
+                 "레드 모델의 배터리는 10시간입니다.", id="ko-heading-colon"),
+    pytest.param("대구 수성점: 오전 10시부터 오후 9시까지 영업.",
+                 "부산 해운대점은 오전 10시부터 오후 9시까지 영업합니다.",
+                 "대구 수성점은 오전 10시부터 오후 9시까지 영업합니다.", id="ko-topic-heading"),
+    pytest.param("무선 마우스 블랙: 상품 코드 MS-20-BK.",
+                 "무선 마우스 화이트의 상품 코드는 MS-20-BK입니다.",
+                 "무선 마우스 블랙의 상품 코드는 MS-20-BK입니다.", id="ko-code-with-particle"),
+]
+
+
+@pytest.mark.parametrize(("premise", "swapped", "same"), SWAPS)
+def test_swapped_entity_is_not_entailed(premise: str, swapped: str, same: str) -> None:
+    e = JUDGE.explain(premise, swapped)
+    assert e.verdict is not Verdict.ENTAILED
+    assert e.reason in ("entity", "number")
+
+
+@pytest.mark.parametrize(("premise", "swapped", "same"), SWAPS)
+def test_same_entity_stays_entailed(premise: str, swapped: str, same: str) -> None:
+    assert JUDGE.explain(premise, same).verdict is Verdict.ENTAILED
+
+
+@pytest.mark.parametrize(("premise", "claim"), [
+    # Punctuation parts the words: "Kent, England" is no "Kent <name>" phrase.
+    ("He was born in Kent, England, in 1803.", "He was born in Kent Town in 1803."),
+    # A lowercase English word in the slot is a paraphrase more often than a swap.
+    ("Orders arrive in 3 working days.", "Orders arrive in 3 business days."),
+    # A bracketed label is no heading.
+    ("(meta data) TITLE: Official opening of the beach steps", "It was opened by Brian Wilkins."),
+    # The sentence with the other head noun states another number: not where the claim was
+    # read (the number rule's case); the line that says "90일" entails it.
+    ("Free 워크스페이스의 기록은 30일 동안 보관됩니다. 자주 묻는 질문: 기록은 90일 동안 보관됩니다.",
+     "Free 요금제의 기록은 90일 동안 보관됩니다."),
+    # The value stands beside the claim's own entity too.
+    ("Adult tickets cost $15. Student tickets cost $15 on Mondays.", "Student tickets cost $15."),
+])
+def test_not_a_swap(premise: str, claim: str) -> None:
+    assert JUDGE.explain(premise, claim).reason != "entity"
+
+
+def test_korean_past_tense_is_stemmed() -> None:
+    assert [t.norm for t in tokenize("재직했습니다 재직")] == ["재직", "재직"]
+
+
+def test_codes_and_headings() -> None:
+    assert [t.text for t in tokenize("코드는 LMP-100-BK입니다") if t.kind == "code"] == ["LMP-100-BK"]
+    assert [t.stop for t in tokenize("LMP-100-BK입니다")] == [False, True]  # the copula alone
+    assert [t.kind for t in tokenize("in eu-west-1")] == ["word", "code"]
+    assert [t.kind for t in tokenize("a 24-hour day")][1] == "num"  # number with unit, no code
+    assert analyse("Elite membership: group classes.").heads == (frozenset(["elit"]),)
+    assert analyse("(meta data) TITLE: opening").heads == (frozenset(),)
