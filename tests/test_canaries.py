@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from batch_helpers import require_extra
 from noisegauge import FakeJudge, get_judge
 from noisegauge.judges.base import metered
 from noisegauge.judges.canaries import (
@@ -98,6 +99,7 @@ def test_the_lexical_judge_report_is_honest():
 
 
 def test_the_probes_cost_an_llm_judge_three_calls(fake_openai_server):
+    require_extra("openai")
     judge = get_judge("openai:m", base_url=fake_openai_server.url)
     report = asyncio.run(run_canaries(judge))
     assert report.usage.calls == 3 == len(fake_openai_server.chat_requests())
@@ -106,6 +108,7 @@ def test_the_probes_cost_an_llm_judge_three_calls(fake_openai_server):
 
 
 def test_watch_mixes_probes_into_a_run_billed_to_the_report_not_the_sample():
+    require_extra("openai")
     judge = FakeJudge()
     report = CanaryReport()
     watched = watch(judge, report, every=3, limit=2)
@@ -139,6 +142,7 @@ def _score(server: FakeOpenAIServer, tmp_path: Path, *extra: str) -> subprocess.
 
 
 def test_score_warns_loudly_and_strict_stops_before_the_dataset(fake_openai_server, tmp_path):
+    require_extra("openai")
     fake_openai_server.responder = _contradicting
     proc = _score(fake_openai_server, tmp_path, "--strict")
     assert proc.returncode == 2, proc.stdout + proc.stderr
@@ -149,6 +153,7 @@ def test_score_warns_loudly_and_strict_stops_before_the_dataset(fake_openai_serv
 
 
 def test_score_summary_reports_canaries_modes_and_accounting(fake_openai_server, tmp_path):
+    require_extra("openai")
     fake_openai_server.json_schema = False
     proc = _score(fake_openai_server, tmp_path, "--max-concurrency", "4", "-q")
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -162,6 +167,7 @@ def test_score_summary_reports_canaries_modes_and_accounting(fake_openai_server,
 
 
 def test_score_output_mode_option_forces_the_mode(fake_openai_server, tmp_path):
+    require_extra("openai")
     proc = _score(fake_openai_server, tmp_path, "--output-mode", "text", "-q")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert {r.mode for r in fake_openai_server.chat_requests()} == {"text"}
@@ -175,6 +181,7 @@ def test_swap_probes_change_exactly_one_detail(probe):
 
 
 def test_no_canaries_skips_them(fake_openai_server, tmp_path):
+    require_extra("openai")
     proc = _score(fake_openai_server, tmp_path, "--no-canaries", "-q")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "judge canaries" not in proc.stdout

@@ -4,6 +4,7 @@ judge, 3 error rows without a gate, 4 a crash, 130 interrupted."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import signal
@@ -103,7 +104,8 @@ def test_unreadable_inputs_exit_2_with_the_fix(tmp_path: Path) -> None:
         "noheader.csv": (b'q,"Alpha is one.",Alpha is one.,"[""Alpha is one.""]"\n',
                          "Add a header row"),
         "dupes.csv": (b"question,answer,answer,ground_truth,contexts\n", "more than once"),
-        "bad.parquet": (b"PAR1 not really", "not a readable Parquet file"),
+        "bad.parquet": (b"PAR1 not really", "not a readable Parquet file"
+                        if importlib.util.find_spec("pyarrow") else "pip install 'noisegauge[tables]'"),
     }
     for name, (content, message) in cases.items():
         path = tmp_path / name

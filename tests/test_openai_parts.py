@@ -138,6 +138,7 @@ def test_two_different_verdicts_for_one_cell_are_dropped_not_picked():
 
 
 def test_plain_text_answers_of_a_real_small_model_are_read():
+    pytest.importorskip("json_repair", reason="pip install -e '.[openai]' (json-repair)")
     # Qwen2.5-Coder 0.5B/1.5B behind llama-cpp-python, no response_format: chatter or a
     # chain of thought, then the JSON (recorded answers, shortened).
     chatter = ('Mark the id of each claim:\nc1: "The Pro plan costs $20 per month."\n'
