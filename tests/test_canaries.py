@@ -164,6 +164,12 @@ def test_score_summary_reports_canaries_modes_and_accounting(fake_openai_server,
     assert re.search(r"concurrency \d \(max 4, lowest \d\)", out)  # adapts below the max
     rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert {"re_asks", "fallbacks", "timeouts", "failed_calls"} <= set(rows[0]["usage"])
+    # Every answered request is in a total the summary prints: the rows' or the canaries'.
+    row_calls = sum(r["usage"]["calls"] for r in rows)
+    canary_calls = int(re.search(r"; (\d+) calls, [\d,]+ tokens not in the rows' totals", out)[1])
+    answered = [r for r in fake_openai_server.chat_requests() if r.status == 200
+                and r.body["messages"][-1]["content"] != "Say OK."]  # the probe: 1 token
+    assert row_calls + canary_calls == len(answered)
 
 
 def test_score_output_mode_option_forces_the_mode(fake_openai_server, tmp_path):

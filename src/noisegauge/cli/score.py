@@ -87,8 +87,12 @@ def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None,
     for line in endpoint_lines(judges):
         console.print(line)
     if canaries is not None and canaries.total:
-        console.print(Text(canaries.line()) + (Text("") if canaries.ok else
-                                               Text("  BELOW THE BAR", style="bold red")))
+        c = canaries.usage  # billed to the run, not to any row: said here so no call is hidden
+        cost = "" if c.cost_usd is None else f", ${c.cost_usd:.4f}"
+        spent = (f"; {c.calls:,} calls, {c.prompt_tokens + c.completion_tokens:,} tokens{cost}"
+                 " not in the rows' totals" if c.calls else "")
+        console.print(Text(canaries.line() + spent) + (
+            Text("") if canaries.ok else Text("  BELOW THE BAR", style="bold red")))
     if stats.resumed:
         console.print(f"resumed {stats.resumed:,} rows from an interrupted run; "
                       f"this run: {usage_line(stats)}")
