@@ -48,3 +48,22 @@ def test_a_refusal_next_to_a_fact_keeps_the_fact() -> None:
 def test_a_redirection_with_a_contact_detail_is_a_claim() -> None:
     assert extract_spans("Please contact billing@example.com for invoices.")
     assert not extract_spans("Please contact our billing team for invoices.")
+
+
+@pytest.mark.parametrize("sentence", [
+    "HTTP 404는 서버가 요청한 리소스를 찾을 수 없다는 뜻입니다.",
+    "이 오류는 파일을 찾을 수 없다는 의미입니다.",
+    "결제 오류는 카드를 확인할 수 없다는 메시지가 표시됩니다.",
+])
+def test_a_reported_cannot_find_is_a_statement_not_a_refusal(sentence: str) -> None:
+    # What an error or a code *means* is checkable; "찾을 수 없습니다" said by the assistant is not.
+    assert not is_refusal(sentence)
+    assert extract_spans(sentence)
+
+
+@pytest.mark.parametrize("sentence", [
+    "죄송하지만 찾을 수 없다는 답변밖에 드릴 수 없습니다.",
+    "제공된 자료로는 확인할 수 없다는 점 양해 부탁드립니다.",
+])
+def test_the_speaker_reporting_its_own_inability_is_still_a_refusal(sentence: str) -> None:
+    assert is_refusal(sentence)

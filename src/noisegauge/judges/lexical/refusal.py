@@ -148,12 +148,21 @@ _TRIGGER = re.compile(r"n't|\b(?:no|not|none|nothing|unable|failed|cannot|unclea
                       re.IGNORECASE)
 
 
+# "…를 찾을 수 없다는 뜻입니다" ("means that … cannot be found") reports what something says;
+# the inability is not the speaker's. Only when the speaker is not in the sentence too.
+_KO_REPORTED = re.compile(r"(?:없|않|못|모르)(?:다는|다고|음을)\s*(?:\S+\s+)?"
+                          r"(?:뜻|의미|것을\s*(?:의미|뜻)|메시지|오류|에러|표시|상태)")
+_KO_SPEAKER = re.compile(r"죄송|미안|유감|저는|제가|저희|드릴|드리")
+
+
 def is_refusal(sentence: str) -> bool:
     """Whether a sentence declines, hedges, redirects or signs off instead of stating."""
     s = " ".join(sentence.replace("’", "'").split())
     if not _TRIGGER.search(s):
         return False
-    if _KO.search(s) or _EN.search(s):
+    if _KO.search(s) and not (_KO_REPORTED.search(s) and not _KO_SPEAKER.search(s)):
+        return True
+    if _EN.search(s):
         return True
     # A redirection that gives an address or a number states something checkable.
     return bool(_EN_REDIRECT.search(s)) and not _CONTACT.search(s)
