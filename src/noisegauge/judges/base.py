@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ..samples import Sample
 
 __all__ = ["Judge", "BatchChecker", "SampleJudge", "ScoredChecker", "Usage", "metered",
-           "record_usage", "judge_identity", "capture_raw", "record_raw"]
+           "record_usage", "judge_identity", "capture_raw", "record_raw", "JudgeWrapper"]
 
 
 @runtime_checkable
@@ -77,6 +77,22 @@ def judge_identity(judge: object) -> dict[str, Any]:
     digest of their content, so an edited prompt or new weights never reuse a cached answer.
     """
     return identity_of(judge, "judge")
+
+
+class JudgeWrapper:
+    """Base of judges that wrap another (the cache, the canaries' watch): the wrapped
+    judge's identity, and its other attributes (model, settings) read through."""
+
+    def __init__(self, judge: Judge) -> None:
+        self.inner = judge
+
+    def identity(self) -> dict[str, Any]:
+        return judge_identity(self.inner)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name == "inner":
+            raise AttributeError(name)
+        return getattr(self.inner, name)
 
 
 @dataclass

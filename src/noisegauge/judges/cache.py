@@ -19,6 +19,7 @@ from ..verdicts import Verdict
 from .base import (
     BatchChecker,
     Judge,
+    JudgeWrapper,
     SampleJudge,
     ScoredChecker,
     Usage,
@@ -33,23 +34,14 @@ _CODE = {Verdict.ENTAILED: "e", Verdict.NEUTRAL: "n", Verdict.CONTRADICTED: "c"}
 _DECODE = {c: v for v, c in _CODE.items()}
 
 
-class CachedJudge:
+class CachedJudge(JudgeWrapper):
     """Answers from the cache when it has them (recorded as ``Usage(cached_calls=1)``, no
     call), else from the wrapped judge, whose answer is then stored."""
 
     def __init__(self, judge: Judge, store: JudgeCache) -> None:
-        self.inner = judge
+        super().__init__(judge)
         self.store = store
         self._ns = json.dumps(judge_identity(judge), sort_keys=True, default=str)
-
-    def identity(self) -> dict[str, Any]:
-        return judge_identity(self.inner)
-
-    def __getattr__(self, name: str) -> Any:
-        # Other attributes (model, settings) read through to the wrapped judge.
-        if name.startswith("__") or name == "inner":
-            raise AttributeError(name)
-        return getattr(self.inner, name)
 
     async def extract(self, text: str, question: str | None = None) -> list[str]:
         key = self.store.key(self._ns, "extract", text, question)

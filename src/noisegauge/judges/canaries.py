@@ -32,7 +32,7 @@ from typing import Any, cast
 
 from ..errors import JudgeError
 from ..verdicts import Verdict
-from .base import BatchChecker, Judge, SampleJudge, Usage, metered
+from .base import BatchChecker, Judge, JudgeWrapper, SampleJudge, Usage, metered
 
 __all__ = ["CANARY_VERSION", "PROBES", "THRESHOLD", "CanaryReport", "Probe", "ProbeResult",
            "run_canaries", "watch"]
@@ -196,26 +196,17 @@ async def run_canaries(judge: Judge, probes: Sequence[Probe] = PROBES) -> Canary
     return report
 
 
-class _Watch:
+class _Watch(JudgeWrapper):
     """A judge that runs one canary probe after every ``every`` checks it passes on."""
 
     def __init__(self, judge: Judge, report: CanaryReport, every: int, limit: int) -> None:
-        self.inner = judge
+        super().__init__(judge)
         self.report = report
         self._every = max(1, every)
         self._limit = limit
         self._checks = 0
         self._next = 0
         self._tasks: set[asyncio.Task[None]] = set()
-
-    def identity(self) -> dict[str, Any]:
-        from .base import judge_identity
-        return judge_identity(self.inner)
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name == "inner":
-            raise AttributeError(name)
-        return getattr(self.inner, name)
 
     async def extract(self, text: str, question: str | None = None) -> list[str]:
         return await self.inner.extract(text, question)
