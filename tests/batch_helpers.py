@@ -122,3 +122,16 @@ class ClosingJudge(FakeJudge):
 
 def make_closing_judge(arg: str | None, **kwargs: Any) -> ClosingJudge:
     return ClosingJudge(**kwargs)
+
+
+# The seed's leak: the answer takes an outdated 90-day notice from a chunk that is otherwise
+# the right one (noise sensitivity > 0); and a clean answer beside it.
+LEAKY = {"id": "pro-plan", "user_input": "What is the cancellation policy for the Pro plan?",
+         "response": "The Pro plan can be cancelled anytime. The Pro plan requires a 90-day notice period.",
+         "reference": "The Pro plan can be cancelled anytime. The Pro plan requires a 30-day notice period.",
+         "retrieved_contexts": ["The Pro plan requires a 30-day notice period.",
+                                "The Pro plan can be cancelled anytime. The Pro plan requires a 90-day notice period."]}
+CLEAN = {"id": "clean", "user_input": "Can the Pro plan be cancelled?",
+         "response": "The Pro plan can be cancelled anytime.",
+         "reference": "The Pro plan can be cancelled anytime.",
+         "retrieved_contexts": ["The Pro plan can be cancelled anytime."]}

@@ -14,19 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from batch_helpers import CLEAN, LEAKY
+
 ROOT = Path(__file__).resolve().parents[1]
 XSD = ROOT / "tests" / "data" / "junit-ant.xsd"
 WORKFLOW = ROOT / "examples" / "ci" / "github-actions.yml"
 
-LEAKY = {"id": "pro-plan", "user_input": "What is the cancellation policy for the Pro plan?",
-         "response": "The Pro plan can be cancelled anytime. The Pro plan requires a 90-day notice period.",
-         "reference": "The Pro plan can be cancelled anytime. The Pro plan requires a 30-day notice period.",
-         "retrieved_contexts": ["The Pro plan requires a 30-day notice period.",
-                                "The Pro plan can be cancelled anytime. The Pro plan requires a 90-day notice period."]}
-CLEAN = {"id": "clean", "user_input": "Can the Pro plan be cancelled?",
-         "response": "The Pro plan can be cancelled anytime.",
-         "reference": "The Pro plan can be cancelled anytime.",
-         "retrieved_contexts": ["The Pro plan can be cancelled anytime."]}
 
 
 def _score(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

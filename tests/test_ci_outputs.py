@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from batch_helpers import CLEAN, LEAKY
 from noisegauge import FakeJudge, evaluate
 from noisegauge.report.gate import GateReport
 from noisegauge.report.junit import render_junit, write_junit
@@ -17,15 +18,6 @@ xmlschema = pytest.importorskip("xmlschema", reason="pip install xmlschema (the 
 
 XSD = Path(__file__).parent / "data" / "junit-ant.xsd"
 
-LEAKY = {"id": "pro-plan", "user_input": "What is the cancellation policy for the Pro plan?",
-         "response": "The Pro plan can be cancelled anytime. The Pro plan requires a 90-day notice period.",
-         "reference": "The Pro plan can be cancelled anytime. The Pro plan requires a 30-day notice period.",
-         "retrieved_contexts": ["The Pro plan requires a 30-day notice period.",
-                                "The Pro plan can be cancelled anytime. The Pro plan requires a 90-day notice period."]}
-CLEAN = {"id": "clean", "user_input": "Can the Pro plan be cancelled?",
-         "response": "The Pro plan can be cancelled anytime.",
-         "reference": "The Pro plan can be cancelled anytime.",
-         "retrieved_contexts": ["The Pro plan can be cancelled anytime."]}
 # Hostile texts: markup, pipes, control characters, a bad row.
 HOSTILE = {"id": "x<script>|1", "user_input": "Is <b>bold</b> | piped `code` ok?\x01",
            "response": "Yes <script>alert(1)</script> | it is.", "reference": "No.",

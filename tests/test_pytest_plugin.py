@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from batch_helpers import CLEAN, LEAKY
 from noisegauge import FakeJudge, evaluate
 from noisegauge.errors import InvalidInput
 from noisegauge.pytest import ScoreAssertionError, assert_scores
@@ -16,16 +17,6 @@ pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# The answer takes an outdated 90-day notice from a chunk that is otherwise the right one.
-LEAKY = {"id": "pro-plan", "user_input": "What is the cancellation policy for the Pro plan?",
-         "response": "The Pro plan can be cancelled anytime. The Pro plan requires a 90-day notice period.",
-         "reference": "The Pro plan can be cancelled anytime. The Pro plan requires a 30-day notice period.",
-         "retrieved_contexts": ["The Pro plan requires a 30-day notice period.",
-                                "The Pro plan can be cancelled anytime. The Pro plan requires a 90-day notice period."]}
-CLEAN = {"id": "clean", "user_input": "Can the Pro plan be cancelled?",
-         "response": "The Pro plan can be cancelled anytime.",
-         "reference": "The Pro plan can be cancelled anytime.",
-         "retrieved_contexts": ["The Pro plan can be cancelled anytime."]}
 
 
 def _plugin_args() -> list[str]:

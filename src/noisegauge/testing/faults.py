@@ -18,32 +18,25 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from ..judges.base import Judge, judge_identity
+from ..judges.base import Judge, JudgeWrapper
 from ..verdicts import Verdict
 
 __all__ = ["FaultyJudge"]
 
 
-class FaultyJudge:
+class FaultyJudge(JudgeWrapper):
+    """``inner`` with faults on texts containing ``trigger``; everything else (check_many,
+    scores, bands) is the inner judge's own, so a run takes the same paths with or without
+    the wrapper."""
+
     def __init__(self, inner: Judge, trigger: str, *, mode: Literal["crash", "fail"] = "crash",
                  marker: str | os.PathLike[str] | None = None) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.trigger = trigger
         self.mode = mode
         self.marker = str(marker) if marker is not None else None
-
-    def identity(self) -> dict[str, Any]:
-        return judge_identity(self.inner)
-
-    def __getattr__(self, name: str) -> Any:
-        # Everything else (check_many, scores, bands) is the inner judge's own, so a run
-        # takes the same paths with or without the wrapper; the faults come from extract
-        # (every response and reference goes through it) and check.
-        if name.startswith("__") or name == "inner":
-            raise AttributeError(name)
-        return getattr(self.inner, name)
 
     def _maybe_break(self, *texts: str | None) -> None:
         if not any(t is not None and self.trigger in t for t in texts):
