@@ -22,6 +22,7 @@ from noisegauge.judges.canaries import (
     run_canaries,
     watch,
 )
+from noisegauge.judges.llm.probe import PROBE_TEXT
 from noisegauge.testing import FakeOpenAIServer, FakeRequest, judge_responder
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -148,7 +149,7 @@ def test_score_warns_loudly_and_strict_stops_before_the_dataset(fake_openai_serv
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "judge canaries" in proc.stderr and "--strict" in proc.stderr
     asked = [r.body["messages"][-1]["content"] for r in fake_openai_server.chat_requests()]
-    assert asked[0] == "Say OK." and len(asked) == 4  # the probe, the canaries, nothing else
+    assert asked[0] == PROBE_TEXT and len(asked) == 4  # the probe, the canaries, nothing else
     assert not (tmp_path / "out.jsonl").exists()
 
 
@@ -168,7 +169,7 @@ def test_score_summary_reports_canaries_modes_and_accounting(fake_openai_server,
     row_calls = sum(r["usage"]["calls"] for r in rows)
     canary_calls = int(re.search(r"; (\d+) calls, [\d,]+ tokens not in the rows' totals", out)[1])
     answered = [r for r in fake_openai_server.chat_requests() if r.status == 200
-                and r.body["messages"][-1]["content"] != "Say OK."]  # the probe: 1 token
+                and r.body["messages"][-1]["content"] != PROBE_TEXT]  # the probe: 1 token
     assert row_calls + canary_calls == len(answered)
 
 

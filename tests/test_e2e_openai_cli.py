@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from batch_helpers import require_extra
+from noisegauge.judges.llm.probe import PROBE_TEXT
 from noisegauge.testing import FakeOpenAIServer
 
 require_extra("openai")
@@ -39,7 +40,7 @@ def test_score_examples_with_openai_judge(fake_openai_server: FakeOpenAIServer, 
     assert sum(r["usage"]["calls"] for r in rows) <= 2 * n
     assert all(r["usage"]["prompt_tokens"] > 0 for r in rows if r["usage"]["calls"])
     modes = {req.mode for req in fake_openai_server.requests if req.status == 200
-             and req.body["messages"][-1]["content"] != "Say OK."}  # the probe asks in text
+             and req.body["messages"][-1]["content"] != PROBE_TEXT}  # the probe asks in text
     assert modes == ({"json_schema"} if json_schema else {"json_object"})
     # The key never leaks into results or output.
     assert "sk-secret-e2e-key" not in out.read_text() + proc.stdout + proc.stderr

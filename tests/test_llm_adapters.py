@@ -16,6 +16,7 @@ import pytest
 
 from noisegauge import Faithfulness, NoiseSensitivity, evaluate, get_judge
 from noisegauge.judges.adapt import as_judge
+from noisegauge.judges.llm.probe import PROBE_TEXT
 from noisegauge.testing import FakeOpenAIServer
 
 openai = pytest.importorskip("openai", reason="pip install 'noisegauge[openai]'")
@@ -159,8 +160,8 @@ def test_usage_and_cost_are_counted_through_an_adapter(server: FakeOpenAIServer)
     judge = as_judge(client, model="gpt-4o-mini")  # a model with a known price
     report = evaluate(ROWS[:1], ["faithfulness"], judge=judge, cache=False, progress=False)
     u = report.usage
-    # The rows' calls; the run's one probe ("Say OK.", before any row) is not a row's.
-    asked = [r for r in server.chat_requests() if r.body["messages"][-1]["content"] != "Say OK."]
+    # The rows' calls; the run's one probe (before any row) is not a row's.
+    asked = [r for r in server.chat_requests() if r.body["messages"][-1]["content"] != PROBE_TEXT]
     assert u.calls == len(asked) == len(server.chat_requests()) - 1 > 0
     assert u.prompt_tokens == sum(r.prompt_tokens for r in asked)
     assert u.cost_usd is not None and u.cost_usd > 0

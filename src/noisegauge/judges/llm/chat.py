@@ -312,10 +312,11 @@ class ChatEndpoint:
     async def probe(self) -> None:
         """Fail fast on a wrong URL, key or model (``probe.probe``); through a user's client
         (``sender``), one 1-token request says the same."""
+        from .probe import PROBE_TEXT, probe
+
         if self.sender is not None:
             await self._call({"model": self.model, "max_tokens": 1, "temperature": 0,
-                              "messages": [{"role": "user", "content": "Say OK."}]}, "text", 16)
+                              "messages": [{"role": "user", "content": PROBE_TEXT}]}, "text", 16)
             return
-        from .probe import probe
 
         await probe(self)

@@ -24,7 +24,10 @@ from .modes import family_of
 if TYPE_CHECKING:
     from .chat import ChatEndpoint
 
-__all__ = ["probe"]
+__all__ = ["PROBE_TEXT", "probe"]
+
+#: The 1-token question a probe asks when the model is not listed (tests recognise it by it).
+PROBE_TEXT = "Say OK."
 
 log = logging.getLogger("noisegauge")
 
@@ -53,7 +56,7 @@ async def probe(endpoint: ChatEndpoint) -> None:
         return
     try:
         await asyncio.wait_for(client.chat.completions.create(
-            model=endpoint.model, messages=[{"role": "user", "content": "Say OK."}],
+            model=endpoint.model, messages=[{"role": "user", "content": PROBE_TEXT}],
             max_tokens=1, temperature=0), endpoint.policy.timeout)
     except (openai.NotFoundError, openai.AuthenticationError, openai.PermissionDeniedError,
             openai.APIConnectionError, asyncio.TimeoutError) as exc:
