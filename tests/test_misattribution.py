@@ -237,3 +237,26 @@ def test_quote_span() -> None:
     assert quote_span("90-day", ENT) == (ENT.index("90-day"), ENT.index("90-day") + 6)
     assert quote_span("A  90-DAY notice", "needs a 90-day notice") == (6, 21)
     assert quote_span("", ENT) is None and quote_span("nowhere", ENT) is None
+
+
+def test_a_claim_read_as_entailed_is_misattributed_only_where_the_entity_is_swapped() -> None:
+    """The judge may read "finance director" under "marketing director" as entailed (noise by
+    the algebra); the window puts another entity in the asked one's place, so it is
+    misattributed too. The same chunk's fact said of its own entity is plain noise."""
+    chunks = ["Our finance director is Ana Silva, based in Lisbon.",
+              "Our marketing director is Jon Berg, based in Oslo."]
+    q, ref = "Who is the finance director?", "Ana Silva is the finance director."
+    swapped = find_misattributions("The finance director is Jon Berg.", chunks, ref, q,
+                                   entailed_by=[1])
+    assert [m.chunk for m in swapped] == [1] and "Jon Berg" in swapped[0].detail
+    assert find_misattributions("The marketing director is Jon Berg.", chunks, ref, q,
+                                entailed_by=[1]) == ()
+    # Only the chunks the judge read as entailing are looked at.
+    assert find_misattributions("The finance director is Jon Berg.", chunks, ref, q,
+                                entailed_by=[0]) == ()
+    # Korean: "일반 회원" / "VIP 회원" beside the same noun.
+    ko = ["일반 회원 연회비: 2만 원.", "VIP 회원 연회비: 12만 원, 라운지 이용."]
+    found = find_misattributions("일반 회원의 연회비는 12만 원입니다.", ko,
+                                 "일반 회원의 연회비는 2만 원입니다.", "일반 회원 연회비는 얼마인가요?",
+                                 entailed_by=[1])
+    assert [m.chunk for m in found] == [1]

@@ -22,15 +22,26 @@ product codes, months). A hallucinated claim is misattributed from chunk ``j`` w
    claim, question and reference do not.
 
 A detail found nowhere (a true hallucination: "45-day", "NG-TM-M") is never flagged.
+
+A wrong claim the judge reads as *entailed* by chunk ``j`` ("Northwind's chief financial
+officer is David Kim" under "Northwind's chief technology officer is David Kim") counts as
+noise by the algebra, and stays so; it also gets ``misattributed_from`` when, besides 1-3,
+the window puts another entity in the place of the asked one: a word of the question or
+reference that the window lacks stands beside the same word as a window word no claim,
+question or reference states ("chief financial officer" / "chief technology officer",
+"일반 회원" / "VIP 회원"), or the two are of one closed kind (colours, acronyms, seasons, weekdays).
+A claim that says the other entity's fact of that entity ("Enterprise needs 90 days") names
+it, so the window lacks nothing it asks about and is never flagged.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from ..engine.evidence import MisattributedSpan
+from ..judges.lexical.slots import closed_class
 from ..judges.lexical.text import MONTHS, Quantity, Token, quantities, tokenize
 from ..text import sentence_spans
 
@@ -185,19 +196,101 @@ def _match(d: Detail, chunk: _Text, a: int, b: int, outside: frozenset[str]) -> 
     return sorted(set(hits))
 
 
+def _content(t: Token) -> bool:
+    """A word that can name an entity: not a stopword, or an acronym ("US" of "US customers",
+    which the stopword list reads as "us")."""
+    return t.kind in ("word", "code") and (not t.stop or _acronym(t))
+
+
+def _acronym(t: Token) -> bool:
+    return 2 <= len(t.text) <= 5 and t.text.isalpha() and t.text.isupper()
+
+
+def _runs(toks: Sequence[Token], idx: Sequence[int], keep: Collection[str]) -> list[list[int]]:
+    """Maximal runs of consecutive content tokens (positions in ``idx``) whose stems are not
+    in ``keep``: the words one text has where the other has none."""
+    runs: list[list[int]] = []
+    for n, i in enumerate(idx):
+        t = toks[i]
+        if not _content(t) or t.norm in keep:
+            continue
+        if runs and runs[-1][-1] == idx[n - 1] and n > 0:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs
+
+
+def _beside(toks: Sequence[Token], idx: Sequence[int], run: list[int], step: int) -> str | None:
+    """The stem of the content token next to ``run`` on side ``step`` (skipping up to two
+    stopwords: "head of security"), or None."""
+    pos = idx.index(run[0] if step < 0 else run[-1]) + step
+    skipped = 0
+    while 0 <= pos < len(idx):
+        t = toks[idx[pos]]
+        if _content(t) or t.kind == "num":
+            return t.norm
+        skipped += 1
+        if skipped > 2:
+            return None
+        pos += step
+    return None
+
+
+def _same_place(a: str | None, b: str | None) -> bool:
+    if not a or not b:
+        return False
+    # Korean compounds: "배송비" (shipping fee) and "배송" (shipping) head the same slot.
+    return a == b or (min(len(a), len(b)) >= 2 and not a.isascii() and not b.isascii()
+                      and (a.startswith(b) or b.startswith(a)))
+
+
+def _one_kind(a: Token, b: Token) -> bool:
+    ca = closed_class(a)
+    return (ca is not None and ca == closed_class(b)) or (_acronym(a) and _acronym(b))
+
+
+def _swapped(c: _Text, chunk: _Text, idx: list[int], asked: frozenset[str],
+             outside: frozenset[str]) -> bool:
+    """The window puts another entity where the claim names the asked one: a run of claim
+    words it lacks (holding a word of the question or reference) and a run of window words
+    nobody else states stand beside the same word, or are single words of one closed kind."""
+    window = {chunk.tokens[i].norm for i in idx}
+    cidx = list(range(len(c.tokens)))
+    mine = [r for r in _runs(c.tokens, cidx, window) if any(c.tokens[i].norm in asked for i in r)]
+    theirs = _runs(chunk.tokens, idx, outside)
+    for r in mine:
+        for w in theirs:
+            if len(r) == 1 and len(w) == 1 and _one_kind(c.tokens[r[0]], chunk.tokens[w[0]]):
+                return True
+            if any(_same_place(_beside(c.tokens, cidx, r, s), _beside(chunk.tokens, idx, w, s))
+                   for s in (-1, 1)):
+                return True
+    return False
+
+
 def find_misattributions(claim: str, chunks: Sequence[str], reference: str,
-                         question: str = "") -> tuple[MisattributedSpan, ...]:
-    """One span per chunk that states the claim's wrong detail about another entity."""
+                         question: str = "", *,
+                         entailed_by: Collection[int] = ()) -> tuple[MisattributedSpan, ...]:
+    """One span per chunk that states the claim's wrong detail about another entity.
+    ``entailed_by``: the chunks the judge reads as entailing the (wrong) claim; only those
+    are looked at then, and only a window that swaps the entity counts."""
     d = distinguishing_detail(claim, reference, question)
     if d is None:
         return ()
-    outside = _analyse(claim).norms | _analyse(reference).norms | _analyse(question).norms
+    c = _analyse(claim)
+    asked = _analyse(reference).norms | _analyse(question).norms
+    outside = c.norms | asked
     out: list[MisattributedSpan] = []
     for j, text in enumerate(chunks):
+        if entailed_by and j not in entailed_by:
+            continue
         chunk = _analyse(text)
         for a, b in sorted(_windows(text), key=lambda w: w[1] - w[0]):
             hits = _match(d, chunk, a, b, outside)
-            if hits is None:
+            if hits is None or (entailed_by and not _swapped(
+                    c, chunk, [i for i, (s, e) in enumerate(chunk.spans) if s >= a and e <= b],
+                    asked, outside)):
                 continue
             start, end = chunk.spans[hits[0]][0], chunk.spans[hits[-1]][1]
             if end - start > MAX_SPAN:

@@ -229,12 +229,19 @@ def misattribution_metric(evidence: Evidence) -> MetricValue:
 
 def _with_hints(evidence: Evidence, chunks: Sequence[str], reference: str,
                 question: str) -> Evidence:
-    """On each wrong claim that no chunk entails (and only there): a ``closest_chunk`` hint,
-    and the chunks it is misattributed from."""
+    """On each wrong claim that no chunk entails: a ``closest_chunk`` hint, and the chunks it
+    is misattributed from; on a wrong claim read as entailed (noise), the chunks among those
+    that state it about another entity."""
     claims = []
     for c in evidence.response_claims:
-        if c.correct or c.entailed_by:
+        if c.correct:
             claims.append(c)
+            continue
+        if c.entailed_by:
+            spans = find_misattributions(c.text, chunks, reference, question,
+                                         entailed_by=c.entailed_by)
+            claims.append(replace(c, misattributed_from=tuple(m.chunk for m in spans),
+                                  misattributed_spans=spans) if spans else c)
             continue
         hint = closest_chunk(c.text, chunks, reference)
         if hint is not None:
