@@ -10,11 +10,13 @@ extracts and checks the claims, and a claim is flagged when it is a hallucinatio
 sentence is flagged; a true positive needs the labelled chunk. Baseline: the word-overlap
 ``closest_chunk`` hint on the same hallucinated claims (what users had before).
 
-Figures are printed for all cases, then per split: dev (test1-test3, where the method was
-developed), test4 (written before the entity-swap rules; held out for their first round) and
-test5 (written before test4's failures were looked into; held out for the second round).
-Cases of kind ``correct`` (a right claim about the right entity) must stay entailed: the
-bench counts those the judge wrongly leaves as hallucinations.
+Figures are printed for all cases, then per split: dev (test1-test5: the method was developed
+on test1-test3, and test4 and test5, each held out for one round, were then looked into) and
+the held-out splits test6 and test7 (written before the third round's rules and never used to
+tune them). Split noise1 holds true claims about the other entity (plain noise, never to be
+flagged): its false alarms are printed on their own. Cases of kind ``correct`` (a right claim
+about the right entity) must stay entailed: the bench counts those the judge wrongly leaves as
+hallucinations.
 """
 
 from __future__ import annotations
@@ -29,7 +31,12 @@ from noisegauge import evaluate
 from noisegauge.report.align import locate
 
 ROOT = Path(__file__).resolve().parents[1]
-DEV = {"test1", "test2", "test3"}
+DEV = {"test1", "test2", "test3", "test4", "test5"}
+HELD = {"test6", "test7", "noise1"}
+DATA = ROOT / "tests" / "data"
+_GROUP = {"dev": "dev: test1-5", "held": "held out: test6+7+noise1"}
+FILES = ["misattribution.jsonl", *(f"misattribution_{x}.jsonl"
+                                   for x in ("test4", "test5", "test6", "test7", "noise1"))]
 
 
 def _claims_on(case: dict[str, Any], row: dict[str, Any]) -> list[dict[str, Any]]:
@@ -55,10 +62,7 @@ def _score(flags: list[tuple[set[int], list[int]]]) -> tuple[int, int, int, floa
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, nargs="+",
-                        default=[ROOT / "tests" / "data" / "misattribution.jsonl",
-                                 ROOT / "tests" / "data" / "misattribution_test4.jsonl",
-                                 ROOT / "tests" / "data" / "misattribution_test5.jsonl"])
+    parser.add_argument("--data", type=Path, nargs="+", default=[DATA / f for f in FILES])
     parser.add_argument("--judge", default="lexical")
     parser.add_argument("--split", action="append",
                         help="only these splits (test1: the first set; test2: written after the "
@@ -89,7 +93,8 @@ def main() -> None:
         ours.append((pred, gold))
         base.append((hint, gold))
         split = str(case.get("split"))
-        for g in ("all", case["lang"], "dev" if split in DEV else split):
+        for g in ("all", case["lang"], "dev" if split in DEV else split,
+                  *(["held"] if split in HELD else [])):
             groups.setdefault(g, []).append(k)
         if gold:
             key = "+".join(sorted({c["bucket"] for c in claims})) or "no claim found"
@@ -105,11 +110,12 @@ def main() -> None:
           f"{len(groups.get('ko', []))} Korean), splits "
           f"{', '.join(sorted({str(c.get('split')) for c in cases}))}, judge {args.judge}\n")
     print(f"{'':<46}{'n':>4}{'TP':>4}{'FP':>4}{'FN':>4}{'precision':>11}{'recall':>8}")
-    order = ["all", "en", "ko", "dev", *sorted(g for g in groups if g.startswith("test"))]
+    order = ["all", "en", "ko", "dev", "held",
+             *sorted(g for g in groups if g.startswith(("test", "noise")))]
     for name, flags in (("misattributed_from", ours), ("baseline closest_chunk", base)):
         for g in (x for x in order if x in groups):
             tp, fp, fn, p, r = _score([flags[k] for k in groups[g]])
-            label = f"{name} ({'dev: ' + '+'.join(sorted(DEV)) if g == 'dev' else g})"
+            label = f"{name} ({_GROUP.get(g, g)})"
             print(f"{label:<46}{len(groups[g]):>4}{tp:>4}{fp:>4}{fn:>4}{p:>11.3f}{r:>8.3f}")
     print("\nmisattributed cases by the judge's bucket for the labelled claim:", dict(buckets))
     for bucket, found in sorted(by_bucket.items()):

@@ -41,7 +41,38 @@ SWAPS = [
     pytest.param("무선 마우스 블랙: 상품 코드 MS-20-BK.",
                  "무선 마우스 화이트의 상품 코드는 MS-20-BK입니다.",
                  "무선 마우스 블랙의 상품 코드는 MS-20-BK입니다.", id="ko-code-with-particle"),
+    pytest.param("Desk lamp, green, 40 cm: item LP-40-GN.",
+                 "The yellow desk lamp (40 cm) is item LP-40-GN.",
+                 "The green desk lamp (40 cm) is item LP-40-GN.", id="en-colour-in-list"),
+    pytest.param("UK orders: delivered by Royal Mail within 3 days.",
+                 "EU orders are delivered by Royal Mail within 3 days.",
+                 "UK orders are delivered by Royal Mail within 3 days.", id="en-acronym-heading"),
+    pytest.param("Gold members get 4 free drinks a month; Silver members get 1 free drink.",
+                 "Silver members get unlimited free drinks.",
+                 "Gold members get 4 free drinks a month.", id="en-unlimited-vs-amount"),
+    pytest.param("베이직 요금제: 데이터 10GB, 문자 300건.",
+                 "베이직 요금제는 문자 무제한입니다.",
+                 "베이직 요금제는 데이터 10GB를 제공합니다.", id="ko-unlimited-vs-amount"),
 ]
+
+
+@pytest.mark.parametrize(("premise", "claim", "entailed"), [
+    ("Refunds are processed within two business days.", "Refunds are processed within two hours.",
+     False),
+    ("Refunds are processed within two business days.", "Refunds are processed within two days.",
+     True),
+    ("상담은 평일 9시부터 18시까지입니다.", "상담은 평일 9시부터 18시까지 가능합니다.", True),
+    ("Basic account: card payments abroad cost 1.5%.", "Card payments abroad are free.",
+     False),
+    ("Card payments abroad are free; cash withdrawals cost 1.5%.",
+     "Card payments abroad are free.", True),
+    ("반품 배송비는 5,000원입니다.", "반품 배송은 무료입니다.", False),
+])
+def test_time_units_and_korean_endings(premise: str, claim: str, entailed: bool) -> None:
+    """"two business days" is a time in days (not "two hours"); "18시까지입니다" ends like
+    "18시까지" (the copula and the particle both come off); "free" is not said by a premise
+    that gives a price and never the word."""
+    assert (JUDGE.explain(premise, claim).verdict is Verdict.ENTAILED) is entailed
 
 
 @pytest.mark.parametrize(("premise", "swapped", "same"), SWAPS)

@@ -260,3 +260,31 @@ def test_a_claim_read_as_entailed_is_misattributed_only_where_the_entity_is_swap
                                  "일반 회원의 연회비는 2만 원입니다.", "일반 회원 연회비는 얼마인가요?",
                                  entailed_by=[1])
     assert [m.chunk for m in found] == [1]
+
+
+def test_a_capability_the_reference_denies_is_the_detail() -> None:
+    """"Yes, the Lite plan has roaming" where the reference says it has none: the denied words
+    are the detail, found in the chunk about the plan that has it; with no such chunk, or
+    when the claim itself is negated, nothing is flagged."""
+    chunks = ["Lite plan: 5 GB of data, calls within the country.",
+              "Max plan: 50 GB of data and free international roaming."]
+    q, ref = "Does the Lite plan include roaming?", "No, the Lite plan does not include roaming."
+    found = find_misattributions("The Lite plan includes free international roaming.", chunks, ref, q)
+    assert [m.chunk for m in found] == [1] and "roaming" in found[0].detail
+    assert find_misattributions("The Lite plan includes free international roaming.",
+                                chunks[:1], ref, q) == ()
+    ko = ["라이트 요금제: 데이터 5GB.", "맥스 요금제: 데이터 50GB, 해외 로밍 무료."]
+    found = find_misattributions("라이트 요금제는 해외 로밍을 무료로 제공합니다.", ko,
+                                 "아니요, 라이트 요금제에는 해외 로밍이 없습니다.",
+                                 "라이트 요금제에 해외 로밍이 있나요?")
+    assert [m.chunk for m in found] == [1]
+
+
+def test_another_numbered_entity_is_another_entity() -> None:
+    """"2학기" (second semester) names another entity than the asked "1학기", though every
+    word is shared."""
+    chunks = ["1학기 등록금 납부: 2월 20일부터 2월 24일까지.", "2학기 등록금 납부: 8월 19일부터 8월 23일까지."]
+    found = find_misattributions("1학기 등록금 납부는 8월 19일부터 8월 23일까지입니다.", chunks,
+                                 "1학기 등록금 납부는 2월 20일부터 2월 24일까지입니다.",
+                                 "1학기 등록금 납부 기간은 언제인가요?")
+    assert [m.chunk for m in found] == [1]

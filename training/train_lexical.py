@@ -125,10 +125,16 @@ def stack(sets: Sets, names: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 
 def fit(X: np.ndarray, y: np.ndarray, groups: np.ndarray, m: np.ndarray) -> dict[str, Any]:
-    """Boosted shallow trees, monotone as ``MONOTONE`` says, threshold from the training data."""
+    """Boosted shallow trees, monotone as ``MONOTONE`` says, threshold from the training data.
+
+    A fixed number of trees, no early stopping: early stopping holds out a random tenth of the
+    rows, and which tenth moved BEGIN's cross-source accuracy by up to 6 points between seeds
+    (0.841-0.879 on begin_cmu, 0.765-0.827 on begin_wow, same features), and by as much when
+    20 of 20,000 feature rows changed. Without it the model is the same for every seed."""
     clf = HistGradientBoostingClassifier(max_iter=150, max_depth=3, learning_rate=0.06,
                                          min_samples_leaf=40, l2_regularization=1.0,
-                                         monotonic_cst=list(MONOTONE), random_state=0)
+                                         monotonic_cst=list(MONOTONE), early_stopping=False,
+                                         random_state=0)
     clf.fit(X, y, sample_weight=weights_for(y, groups))
     trees = []
     for (pred,) in clf._predictors:

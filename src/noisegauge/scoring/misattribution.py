@@ -41,8 +41,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..engine.evidence import MisattributedSpan
-from ..judges.lexical.slots import closed_class
-from ..judges.lexical.text import MONTHS, Quantity, Token, quantities, tokenize
+from ..judges.lexical.slots import acronym, closed_class
+from ..judges.lexical.text import MONTHS, NEGATIONS, Quantity, Token, quantities, tokenize
 from ..text import sentence_spans
 
 __all__ = ["Detail", "distinguishing_detail", "find_misattributions"]
@@ -51,6 +51,8 @@ __all__ = ["Detail", "distinguishing_detail", "find_misattributions"]
 #: say nothing about an entity, so they are never a detail ("할 수 있습니다", "동안").
 _KO_FUNCTION = frozenset(["수", "있", "없", "것", "등", "및", "때", "동안", "중", "후", "전", "통해",
                           "대해", "경우", "이내", "까지", "부터", "하", "되", "드립", "가능"])
+
+_UNLIMITED = frozenset(["unlimit", "무제한"])
 
 #: A detail spread wider than this in a chunk is marked by its first part only
 #: (the span covers the numbers, codes and names; the words only when there are none).
@@ -135,20 +137,55 @@ def distinguishing_detail(claim: str, reference: str, question: str = "") -> Det
             in_qty.add(x.pos + 1)  # the unit word ("day" of "90-day") belongs to the number
     names: set[str] = set()
     words: set[str] = set()
+    # "Yes, the R3 has a mop" where the reference says it has none: what the reference denies
+    # is the detail, though it states the words.
+    denied = _denied(r) if not _negations(c) else frozenset()
     for i, t in enumerate(c.tokens):
-        if t.stop or i in in_qty or t.norm in known or t.kind == "num":
+        if t.stop or i in in_qty or t.kind == "num":
             continue
-        if t.kind == "code" or t.text.lower() in MONTHS or (t.capital and i > 0):
+        if t.norm in known and not (t.norm in denied and t.kind == "word" and not t.capital):
+            continue
+        # "unlimited" is a value, like a number ("통화 무제한" against "통화 100분").
+        if t.kind == "code" or t.text.lower() in MONTHS or (t.capital and i > 0) \
+                or t.norm in _UNLIMITED:
             names.add(t.norm)
         elif t.kind == "word" and not (t.hangul and (len(t.norm) < 2 or t.norm in _KO_FUNCTION)):
             words.add(t.norm)
     content = {t.norm for i, t in enumerate(c.tokens) if not t.stop and i not in in_qty}
-    anchor = frozenset(content & known)
+    anchor = frozenset(content & known) - words
     topic = frozenset(content - anchor - names - words)
     qty = tuple(x for x in qty if x not in known_qty)  # a number the question asks about
     if not qty and not names and len(words) < 2:
         return None
     return Detail(qty, frozenset(names), frozenset(words), anchor, topic, known_qty)
+
+
+#: A leading answer word ("No, ...", "아니요, ...") is not the negation of what follows.
+_ANSWERS = frozenset(["no", "nope", "아니요", "아니오", "아뇨"])
+#: Particles that end a Korean topic or place phrase ("R3에는"): what follows is the predicate.
+_KO_TOPIC_ENDS = ("에는", "에서는", "은", "는", "이", "가", "에")
+
+
+def _negations(t: _Text) -> list[int]:
+    return [i for i, tok in enumerate(t.tokens)
+            if tok.text.lower() in NEGATIONS
+            and not (i == 0 and tok.text.lower() in _ANSWERS and len(t.tokens) > 1
+                     and t.tokens[1].punct)]
+
+
+def _denied(r: _Text) -> frozenset[str]:
+    """Stems the reference denies: in English those after its first negation ("does not
+    include phone support"); in Korean those between the topic and it ("R3에는 물걸레 기능이
+    없습니다")."""
+    neg = _negations(r)
+    if not neg:
+        return frozenset()
+    k = neg[0]
+    if r.tokens[k].hangul:
+        start = next((i + 1 for i in range(k) if r.tokens[i].hangul
+                      and r.tokens[i].text.endswith(_KO_TOPIC_ENDS)), 0)
+        return frozenset(t.norm for t in r.tokens[start:k] if not t.stop)
+    return frozenset(t.norm for t in r.tokens[k + 1:] if not t.stop)
 
 
 def _windows(text: str) -> list[tuple[int, int]]:
@@ -191,19 +228,19 @@ def _match(d: Detail, chunk: _Text, a: int, b: int, outside: frozenset[str]) -> 
         return None  # the window names what the claim is about: not another entity
     if not (d.anchor | d.topic) & norms and len(present) < (2 if d.hard else 3):
         return None  # nothing of the claim's topic: a small detail only happens to occur there
-    if not norms - outside:
-        return None  # nothing in the window the claim, question and reference do not name
+    # Something in the window the claim, question and reference do not name: a word, or
+    # another value of the claim's own numbered entity ("2학기" where it asks about "1학기").
+    if not norms - outside and not (lacks_qty and any(
+            p.pos in idx and _unit(p)[0] == _unit(q)[0] and p.value != q.value
+            for q in d.anchor_quantities for p in chunk.quantities)):
+        return None
     return sorted(set(hits))
 
 
 def _content(t: Token) -> bool:
     """A word that can name an entity: not a stopword, or an acronym ("US" of "US customers",
     which the stopword list reads as "us")."""
-    return t.kind in ("word", "code") and (not t.stop or _acronym(t))
-
-
-def _acronym(t: Token) -> bool:
-    return 2 <= len(t.text) <= 5 and t.text.isalpha() and t.text.isupper()
+    return t.kind in ("word", "code") and (not t.stop or acronym(t))
 
 
 def _runs(toks: Sequence[Token], idx: Sequence[int], keep: Collection[str]) -> list[list[int]]:
@@ -247,7 +284,7 @@ def _same_place(a: str | None, b: str | None) -> bool:
 
 def _one_kind(a: Token, b: Token) -> bool:
     ca = closed_class(a)
-    return (ca is not None and ca == closed_class(b)) or (_acronym(a) and _acronym(b))
+    return (ca is not None and ca == closed_class(b)) or (acronym(a) and acronym(b))
 
 
 def _swapped(c: _Text, chunk: _Text, idx: list[int], asked: frozenset[str],

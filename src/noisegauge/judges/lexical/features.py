@@ -16,7 +16,7 @@ from functools import lru_cache
 from itertools import pairwise
 
 from ...text import sentence_spans
-from .slots import heading_swap, heading_words, slot_swap, value_of_another
+from .slots import colour_swap, heading_swap, heading_words, slot_swap, value_of_another
 from .text import MONTHS, NEGATIONS, Quantity, Token, quantities, tokenize
 
 __all__ = ["FEATURES", "MONOTONE", "Alignment", "Analysis", "Cues", "align", "analyse",
@@ -380,6 +380,14 @@ def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
             win_months = {t.text.lower() for i, t in enumerate(prem.tokens)
                           if t.text.lower() in MONTHS and prem.sent_of[i] in win}
             return Cues(True, on_topic and bool(win_months), "number")
+    # "Unlimited calls" is not said by "100 minutes of calls", nor "free withdrawals" by
+    # "withdrawals cost 2%": a premise that states an amount (a price, for "free") and never
+    # the word sets a limit or a price.
+    for word, units in _NO_AMOUNT.items():
+        if _says(claim, word) and not _says(prem, word) and any(
+                prem.sent_of[p.pos] in win and (not units or p.unit.partition("/")[0] in units)
+                for p in prem.quantities):
+            return Cues(True, on_topic, "number")
     if not sent_cov:
         return _NO_CUE
     # Negation and opposites: judged on the sentence that says the claim best (ties: the one
@@ -408,9 +416,20 @@ def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
     sent_topic = [(c >= 0.6 or sum(w for n, w in topic_items if n in sset) / (topic_total or 1.0)
                    >= 0.6) and details <= sset
                   for c, sset in zip(sent_cov, prem.sentences, strict=True)]
-    if slot_swap(prem, claim, sent_topic) or heading_swap(prem, claim, sent_topic):
+    if slot_swap(prem, claim, sent_topic) or heading_swap(prem, claim, sent_topic) \
+            or colour_swap(prem, claim, sent_topic):
         return Cues(True, on_topic, "entity")
     return _NO_CUE
+
+
+#: Words that deny an amount, and the units of the amount that denies them (empty: any).
+_PRICES = frozenset(["usd", "eur", "gbp", "jpy", "krw", "percent"])
+_NO_AMOUNT: dict[str, frozenset[str]] = {"unlimit": frozenset(), "무제한": frozenset(),
+                                         "free": _PRICES, "무료": _PRICES}
+
+
+def _says(text: Analysis, stem: str) -> bool:
+    return stem in text.norms
 
 
 def _neg_conflict(prem: Analysis, s: int, claim_words: set[str], claim_neg: frozenset[str]) -> bool:

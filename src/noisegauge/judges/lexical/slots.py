@@ -30,7 +30,7 @@ from .text import MONTHS, Quantity, Token
 if TYPE_CHECKING:
     from .features import Analysis
 
-__all__ = ["CLOSED_CLASSES", "closed_class", "heading_swap", "heading_words", "slot_swap",
+__all__ = ["CLOSED_CLASSES", "acronym", "closed_class", "colour_swap", "heading_swap", "heading_words", "slot_swap",
            "value_of_another"]
 
 #: Closed classes whose members name alternatives of one kind: one in the claim and another
@@ -43,10 +43,23 @@ CLOSED_CLASSES: dict[str, str] = {
     **dict.fromkeys(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
                      "mon", "tue", "tues", "thu", "thur", "thurs", "fri", "월요일", "화요일",
                      "수요일", "목요일", "금요일", "토요일", "일요일"), "weekday"),
+    # Colours name variants of one product ("blue, size 42" / "red, size 42"); Korean stems
+    # (particles off: "블랙의" is "블랙").
+    **dict.fromkeys(("red", "blue", "green", "black", "white", "yellow", "orange", "purple",
+                     "pink", "grey", "gray", "silver", "gold", "brown", "navy", "beige", "teal",
+                     "빨간색", "빨강", "레드", "파란색", "파랑", "블루", "초록색", "녹색", "그린",
+                     "검은색", "검정", "검정색", "블랙", "흰색", "하얀색", "화이트", "노란색", "옐로",
+                     "회색", "그레이", "은색", "실버", "금색", "골드", "분홍색", "핑크", "네이비",
+                     "남색", "베이지", "보라색", "퍼플", "주황색", "오렌지"), "colour"),
 }
 
 #: A heading is at most this many tokens before a colon at the start of a sentence.
 MAX_HEADING = 6
+
+
+def acronym(tok: Token) -> bool:
+    """An upper-case abbreviation ("US", "EU", "APAC"): a name, though "us" is a stopword."""
+    return 2 <= len(tok.text) <= 5 and tok.text.isalpha() and tok.text.isupper()
 
 
 def closed_class(tok: Token) -> str | None:
@@ -72,7 +85,7 @@ def heading_words(sentence: str, tokens: Sequence[Token]) -> tuple[frozenset[str
             break
         pos = k + len(t.text)
         n += 1
-        if not t.stop and (t.capital or t.hangul or t.kind == "code"):
+        if (not t.stop or acronym(t)) and (t.capital or t.hangul or t.kind == "code"):
             out.add(t.norm)
     if n == 0 or n > MAX_HEADING or not head.strip():
         return frozenset(), 0
@@ -92,7 +105,8 @@ def _modifier_names(text: Analysis) -> frozenset[str]:
     toks = text.tokens
     for k, t in enumerate(toks):
         first = k == 0 or text.sent_of[k - 1] != text.sent_of[k]
-        if first and t.capital and not t.stop and k + 1 < len(toks) and not toks[k + 1].stop \
+        if first and t.capital and (not t.stop or acronym(t)) and k + 1 < len(toks) \
+                and not toks[k + 1].stop \
                 and toks[k + 1].kind == "word" and text.sent_of[k + 1] == text.sent_of[k]:
             out.add(t.norm)
     return frozenset(out)
@@ -150,6 +164,16 @@ def slot_swap(prem: Analysis, claim: Analysis, on_topic: Sequence[bool]) -> bool
                 if _same_kind(t, other, name, step):
                     return True
     return False
+
+
+def colour_swap(prem: Analysis, claim: Analysis, on_topic: Sequence[bool]) -> bool:
+    """The claim names a colour the premise never states, and a sentence that otherwise says
+    the claim names another ("the blue Trail Runner 2" / "Trail Runner 2, red, size 42").
+    Colours only: weekdays and months come in ranges ("Monday to Friday")."""
+    mine = {t.norm for t in claim.tokens if closed_class(t) == "colour"} - prem.norms
+    return bool(mine) and any(
+        on_topic[prem.sent_of[i]] and closed_class(t) == "colour" and t.norm not in claim.norms
+        for i, t in enumerate(prem.tokens))
 
 
 def heading_swap(prem: Analysis, claim: Analysis, on_topic: Sequence[bool]) -> bool:

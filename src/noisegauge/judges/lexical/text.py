@@ -97,7 +97,7 @@ _UNITS = {
     "second": "second", "seconds": "second", "sec": "second", "초": "second",
     "minute": "minute", "minutes": "minute", "min": "minute", "분": "minute",
     "hour": "hour", "hours": "hour", "hr": "hour", "hrs": "hour", "시간": "hour",
-    "day": "day", "days": "day", "일": "day", "week": "week", "weeks": "week", "주": "week",
+    "day": "day", "days": "day", "일": "day", "영업일": "day", "week": "week", "weeks": "week", "주": "week",
     "month": "month", "months": "month", "개월": "month", "달": "month",
     "year": "year", "years": "year", "yr": "year", "년": "year",
     "gb": "gb", "mb": "mb", "kb": "kb", "tb": "tb", "kg": "kg", "g": "g", "mg": "mg",
@@ -139,11 +139,27 @@ def stem(word: str) -> str:
     return SYNONYMS.get(s, s)
 
 
+#: A copula after a particle ("15일까지입니다": "15일" + "까지" + "입니다"): both come off.
+_KO_COPULAS = frozenset(["입니다", "이다", "이며", "이고", "이에요", "예요", "에요", "였다", "이었다"])
+_KO_BEFORE_COPULA = ("까지", "부터")
+
+
+#: Nouns that end like the adnominal "한" ("중요한"): "제한" (limit) is not "제" + "한".
+_KO_HAN_NOUNS = frozenset(["제한", "무제한", "기한", "권한", "상한", "하한", "최대한", "최소한"])
+
+
 @lru_cache(maxsize=100_000)
 def _ko_stem(w: str) -> str:
+    if w in _KO_HAN_NOUNS:
+        return w
     for suf in _KO_SUFFIXES:
         if len(w) > len(suf) and w.endswith(suf):
-            return w[: -len(suf)]
+            base = w[: -len(suf)]
+            if suf in _KO_COPULAS:
+                for inner in _KO_BEFORE_COPULA:
+                    if len(base) > len(inner) and base.endswith(inner):
+                        return base[: -len(inner)]
+            return base
     return w
 
 
@@ -248,6 +264,10 @@ def quantities(tokens: tuple[Token, ...]) -> list[Quantity]:
             unit = "date"
         elif prev in ("version", "v", "버전"):
             unit = "version"
+        if not unit and i + 2 < len(tokens) and tokens[i + 1].kind == "word" \
+                and not tokens[i + 1].stop and not tokens[i + 1].hangul \
+                and _UNITS.get(_unit_key(tokens[i + 2])) in _TIME_UNITS:
+            unit, after = str(_UNITS[_unit_key(tokens[i + 2])]), i + 3  # "one business day"
         if not unit and i + 1 < len(tokens) and tokens[i + 1].kind == "word" \
                 and not tokens[i + 1].stop:
             unit = "w:" + tokens[i + 1].norm  # "5 employees": the counted noun is the unit
@@ -261,7 +281,8 @@ def quantities(tokens: tuple[Token, ...]) -> list[Quantity]:
 _PER = frozenset(["per", "a", "an", "each", "every"])
 _KO_RATE = {"월": "month", "매월": "month", "월간": "month", "연": "year", "매년": "year",
             "연간": "year", "년간": "year", "주간": "week", "매주": "week", "일간": "day", "매일": "day"}
-_RATE_UNITS = frozenset(["second", "minute", "hour", "day", "week", "month", "year", "user", "seat"])
+_TIME_UNITS = frozenset(["second", "minute", "hour", "day", "week", "month", "year"])
+_RATE_UNITS = _TIME_UNITS | {"user", "seat"}
 _ADVERB_RATE = {"monthly": "month", "annually": "year", "yearly": "year", "weekly": "week",
                 "daily": "day", "hourly": "hour"}
 
