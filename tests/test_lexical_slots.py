@@ -67,6 +67,12 @@ SWAPS = [
     ("Card payments abroad are free; cash withdrawals cost 1.5%.",
      "Card payments abroad are free.", True),
     ("반품 배송비는 5,000원입니다.", "반품 배송은 무료입니다.", False),
+    # Korean compound numbers are one amount: "1만 8천 원" is neither "1만" nor "8천".
+    ("성인 1만 2천 원, 어린이 8천 원.", "성인 입장료는 1만 8천 원입니다.", False),
+    ("성인 1만 2천 원, 어린이 8천 원.", "성인 입장료는 1만 2천 원입니다.", True),
+    ("Weekday walk-in hours: 8 a.m. to 6 p.m.", "Walk-in hours end at 8 p.m. on weekdays.", False),
+    ("Zone 2 fares: $3.50 peak, $2.60 off-peak.", "A Zone 2 off-peak ride costs $2.00.", False),
+    ("필터 교체 주기: 12개월.", "필터는 12개월마다 교체합니다.", True),
 ])
 def test_time_units_and_korean_endings(premise: str, claim: str, entailed: bool) -> None:
     """"two business days" is a time in days (not "two hours"); "18시까지입니다" ends like

@@ -288,3 +288,31 @@ def test_another_numbered_entity_is_another_entity() -> None:
                                  "1학기 등록금 납부는 2월 20일부터 2월 24일까지입니다.",
                                  "1학기 등록금 납부 기간은 언제인가요?")
     assert [m.chunk for m in found] == [1]
+
+
+def test_a_comparison_that_names_both_entities_is_not_misattributed() -> None:
+    """The claim names what the window is about ("the Duo"): it states that entity's fact."""
+    chunks = ["Solo speaker: 10 hours of battery.", "Duo speaker: 24 hours of battery."]
+    q, ref = "How long does the Solo speaker's battery last?", "The Solo lasts 10 hours."
+    assert find_misattributions("Unlike the Solo, the Duo speaker lasts 24 hours.", chunks, ref,
+                                q) == ()
+    assert [m.chunk for m in find_misattributions("The Solo speaker lasts 24 hours.", chunks,
+                                                  ref, q)] == [1]
+
+
+def test_a_clause_about_another_entity_in_a_shared_sentence() -> None:
+    """One sentence about two entities: the clause about the other one is the source."""
+    chunk = ("At Hillview, Dr. Mensah sees children on Mondays and Wednesdays, while Dr. Ruiz "
+             "sees adults on Tuesdays and Fridays.")
+    found = find_misattributions("Dr. Mensah sees children on Tuesdays and Fridays.", [chunk],
+                                 "Dr. Mensah sees children on Mondays and Wednesdays.",
+                                 "Which days does Dr. Mensah see children?")
+    assert [m.chunk for m in found] == [0] and "Tuesdays" in found[0].detail
+
+
+def test_a_heading_about_another_entity_swaps_it_for_an_entailed_claim() -> None:
+    chunks = ["Student tickets: $8, valid for one ride.", "Senior tickets: $5, valid all day."]
+    q, ref = "How much is a student ticket?", "A student ticket costs $8."
+    found = find_misattributions("Student tickets cost $5 and are valid all day.", chunks, ref,
+                                 q, entailed_by=[1])
+    assert [m.chunk for m in found] == [1]

@@ -11,31 +11,39 @@ Offline, token alignment decides (the lexical judge's tokens: stems, numbers wit
 product codes, months). A hallucinated claim is misattributed from chunk ``j`` when
 
 1. it has a *distinguishing detail*: its numbers (with units), codes, months or names that
-   neither the reference nor the question state, else at least two such content words;
-2. one sentence (or two adjacent ones) of chunk ``j`` states that detail: every number,
-   code or name and half of the other words (rounded down), or, without numbers or names, two
-   thirds of the words and at least two;
+   neither the reference nor the question state, else at least two such content words; where
+   the reference denies what the claim asserts ("the R3 has no mop" / "the R3 mops"), the
+   denied words are the detail;
+2. a *window* of chunk ``j`` (a sentence, two adjacent ones, or a clause of a sentence that
+   turns to another entity: "...; ...", ", while ...", "반면") states that detail: every
+   number, code or name and half of the other words (rounded down; none beside a *specific*
+   detail: an amount with a unit, a number of three digits, a code, a two-word name), or,
+   without numbers or names, two thirds of the words and at least two (half, at least one,
+   where the window swaps the entity, below);
 3. that window is *about another entity*: it lacks a word the claim shares with the question
-   or the reference (the asked entity, "Pro"), shares another of the claim's content words
-   (the same topic; three detail words matched are topic enough, two beside a number or name),
-   and names something the
-   claim, question and reference do not.
+   or the reference (the asked entity, "Pro") or the asked numbered entity ("1학기"), shares
+   another of the claim's content words (the same topic; not needed for a specific detail or
+   a swap), and names something the claim, question and reference do not;
+4. the claim does not name what the window is about: the words of its heading ("Enterprise
+   plan:"), else its first word the question and reference do not state ("Our head of *sales*
+   is ..."). A claim that does ("Unlike version 4.2, version 5.0 gets updates until 2028")
+   states that entity's fact: noise or a comparison, not a misattribution.
 
 A detail found nowhere (a true hallucination: "45-day", "NG-TM-M") is never flagged.
 
 A wrong claim the judge reads as *entailed* by chunk ``j`` ("Northwind's chief financial
 officer is David Kim" under "Northwind's chief technology officer is David Kim") counts as
-noise by the algebra, and stays so; it also gets ``misattributed_from`` when, besides 1-3,
-the window puts another entity in the place of the asked one: a word of the question or
-reference that the window lacks stands beside the same word as a window word no claim,
-question or reference states ("chief financial officer" / "chief technology officer",
-"일반 회원" / "VIP 회원"), or the two are of one closed kind (colours, acronyms, seasons, weekdays).
-A claim that says the other entity's fact of that entity ("Enterprise needs 90 days") names
-it, so the window lacks nothing it asks about and is never flagged.
+noise by the algebra, and stays so; it also gets ``misattributed_from`` when, besides 1-4,
+the window *swaps the entity*: a word of the question or reference that the window lacks
+stands beside the same word as a window word no claim, question or reference states
+("chief financial officer" / "chief technology officer", "일반 회원" / "VIP 회원"), or the two
+are of one closed kind (colours, acronyms, seasons, weekdays), or the window opens with a
+heading the claim does not name ("Adult library cards: ...") and lacks what the claim asks.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -104,6 +112,14 @@ def _same_quantity(a: Quantity, b: Quantity) -> bool:
     return not ra or not rb or ra <= rb or rb <= ra
 
 
+def _stated(x: Quantity, y: Quantity) -> bool:
+    """``y`` states ``x``: the same quantity, or the same value where either unit is only the
+    word after it ("Patch 2.3 lifted" / "Patch 2.3 raised")."""
+    soft = not _unit(x)[0] or _unit(x)[0].startswith("w:") or not _unit(y)[0] \
+        or _unit(y)[0].startswith("w:")
+    return _same_quantity(x, y) or (soft and x.value == y.value)
+
+
 @dataclass(frozen=True)
 class Detail:
     """What makes a claim wrong: hard items (numbers with units, codes, months, names) and
@@ -122,14 +138,22 @@ class Detail:
     def hard(self) -> bool:
         return bool(self.quantities or self.names)
 
+    @property
+    def specific(self) -> bool:
+        """Unlikely to occur by chance: an amount with a unit ("23 kg", "12개월", "2 devices"), a
+        number of three or more digits, a code, or a name of two words ("Rafael Quintero")."""
+        return any(_unit(q)[0] or abs(q.value) >= 100 for q in self.quantities) \
+            or len(self.names) >= 2 \
+            or any(any(ch.isdigit() for ch in n) for n in self.names)
+
 
 def distinguishing_detail(claim: str, reference: str, question: str = "") -> Detail | None:
     """The claim's detail (see the module docstring), or None when it has none."""
     c, r, q = _analyse(claim), _analyse(reference), _analyse(question)
     known = r.norms | q.norms
     stated = r.quantities + q.quantities
-    qty = tuple(x for x in c.quantities if not any(_same_quantity(x, y) for y in r.quantities))
-    known_qty = tuple(x for x in c.quantities if any(_same_quantity(x, y) for y in stated))
+    qty = tuple(x for x in c.quantities if not any(_stated(x, y) for y in r.quantities))
+    known_qty = tuple(x for x in c.quantities if any(_stated(x, y) for y in stated))
     in_qty = set()
     for x in c.quantities:
         in_qty.add(x.pos)
@@ -188,18 +212,33 @@ def _denied(r: _Text) -> frozenset[str]:
     return frozenset(t.norm for t in r.tokens[k + 1:] if not t.stop)
 
 
+#: Where a sentence turns to another entity: "...; ...", ", while ...", "..., 반면 ...".
+_CLAUSE = re.compile(r";\s+|,\s+(?=(?:while|whereas|but)\b)|(?<=[며고면]),\s+|\s+반면(?:에)?,?\s+")
+
+
 def _windows(text: str) -> list[tuple[int, int]]:
+    """Sentences, pairs of adjacent ones, and the clauses of a sentence that describes two
+    entities ("Dr. Osei sees patients on Tuesdays, while Dr. Brenner ...")."""
     sents = sentence_spans(text) or [(0, len(text))]
-    return sents + [(sents[k][0], sents[k + 1][1]) for k in range(len(sents) - 1)]
+    clauses = []
+    for a, b in sents:
+        start = a
+        for m in _CLAUSE.finditer(text, a, b):
+            clauses.append((start, m.start()))
+            start = m.end()
+        if start > a:
+            clauses.append((start, b))
+    return clauses + sents + [(sents[k][0], sents[k + 1][1]) for k in range(len(sents) - 1)]
 
 
-def _match(d: Detail, chunk: _Text, a: int, b: int, outside: frozenset[str]) -> list[int] | None:
-    """Token indices of the detail inside ``chunk`` window [a, b), or None when the window
-    does not state the detail about another entity."""
-    idx = [i for i, (s, e) in enumerate(chunk.spans) if s >= a and e <= b]
+def _match(d: Detail, chunk: _Text, idx: list[int], outside: frozenset[str],
+           swapped: bool) -> list[int] | None:
+    """Token indices of the detail inside the ``chunk`` window (token positions ``idx``), or
+    None when the window does not state the detail about another entity. ``swapped``: the
+    window puts another entity in the asked one's place (``_swapped``)."""
     if not idx:
         return None
-    norms = {chunk.tokens[i].norm for i in idx if not chunk.tokens[i].stop}
+    norms = {chunk.tokens[i].norm for i in idx if _content(chunk.tokens[i])}
     hits: list[int] = []
     for q in d.quantities:
         found = [p for p in chunk.quantities if p.pos in idx and _same_quantity(q, p)]
@@ -216,8 +255,14 @@ def _match(d: Detail, chunk: _Text, a: int, b: int, outside: frozenset[str]) -> 
         hits.append(at[0])
     present = d.words & norms
     # Words are paraphrased ("includes", "cannot"): half of them (rounded down) with a number
-    # or name, else two thirds and at least two.
-    need = len(d.words) // 2 if d.hard else max(2, 2 * len(d.words) / 3)
+    # or name, none beside a specific one ("lifted the maximum level to 70" / "raised the
+    # level cap to 70"), else two thirds and at least two.
+    # Beside another entity in the asked one's place, one word is enough ("싱가포르 리전에
+    # 보관" / "싱가포르 리전에 저장").
+    if d.hard:
+        need: float = 0 if d.specific or swapped else len(d.words) // 2
+    else:
+        need = max(1, len(d.words) // 2) if swapped else max(2, 2 * len(d.words) / 3)
     if d.words and len(present) < need:
         return None
     if not hits:  # no number or name: the words are the detail
@@ -226,7 +271,8 @@ def _match(d: Detail, chunk: _Text, a: int, b: int, outside: frozenset[str]) -> 
                     for q in d.anchor_quantities)
     if not lacks_qty and (not d.anchor or d.anchor <= norms):
         return None  # the window names what the claim is about: not another entity
-    if not (d.anchor | d.topic) & norms and len(present) < (2 if d.hard else 3):
+    if not (d.specific or swapped) and not (d.anchor | d.topic) & norms \
+            and len(present) < (2 if d.hard else 3):
         return None  # nothing of the claim's topic: a small detail only happens to occur there
     # Something in the window the claim, question and reference do not name: a word, or
     # another value of the claim's own numbered entity ("2학기" where it asks about "1학기").
@@ -288,13 +334,19 @@ def _one_kind(a: Token, b: Token) -> bool:
 
 
 def _swapped(c: _Text, chunk: _Text, idx: list[int], asked: frozenset[str],
-             outside: frozenset[str]) -> bool:
+             outside: frozenset[str], d: Detail, markers: frozenset[str]) -> bool:
     """The window puts another entity where the claim names the asked one: a run of claim
     words it lacks (holding a word of the question or reference) and a run of window words
-    nobody else states stand beside the same word, or are single words of one closed kind."""
+    nobody else states stand beside the same word, or are single words of one closed kind;
+    or the window opens with a heading the claim does not name ("Adult library cards: ...")
+    and lacks something the claim asks about (a word, or the numbered entity "2학기")."""
     window = {chunk.tokens[i].norm for i in idx}
     cidx = list(range(len(c.tokens)))
     mine = [r for r in _runs(c.tokens, cidx, window) if any(c.tokens[i].norm in asked for i in r)]
+    if markers and (mine or any(
+            not any(p.pos in idx and _same_quantity(q, p) for p in chunk.quantities)
+            for q in d.anchor_quantities)):
+        return True
     theirs = _runs(chunk.tokens, idx, outside)
     for r in mine:
         for w in theirs:
@@ -304,6 +356,27 @@ def _swapped(c: _Text, chunk: _Text, idx: list[int], asked: frozenset[str],
                    for s in (-1, 1)):
                 return True
     return False
+
+
+def _heading(text: str, a: int, b: int) -> bool:
+    """The window opens with a short label and a colon ("Adult library cards: ...")."""
+    colon = text.find(":", a, b)
+    return 0 < colon - a <= 60 and text[a:colon].strip() != ""
+
+
+def _markers(text: str, chunk: _Text, idx: list[int], a: int, b: int,
+             known: frozenset[str]) -> frozenset[str]:
+    """What the window is about, besides what the question and reference name: the words of
+    its heading ("VIP 회원 연회비:", "Model TR-220 (black):"), else its first such word ("Our
+    head of *sales* is ...", "Version *5.0* receives ...")."""
+    colon = text.find(":", a, b)
+    named = [i for i in idx if (_content(chunk.tokens[i]) or chunk.tokens[i].kind == "num")
+             and chunk.tokens[i].norm not in known]
+    if colon >= 0:
+        head = [i for i in idx if chunk.spans[i][1] <= colon]
+        if 0 < len(head) <= 6:
+            return frozenset(chunk.tokens[i].norm for i in named if i in head)
+    return frozenset(chunk.tokens[i].norm for i in named[:1])
 
 
 def find_misattributions(claim: str, chunks: Sequence[str], reference: str,
@@ -318,16 +391,23 @@ def find_misattributions(claim: str, chunks: Sequence[str], reference: str,
     c = _analyse(claim)
     asked = _analyse(reference).norms | _analyse(question).norms
     outside = c.norms | asked
+    named = frozenset(t.norm for t in c.tokens if _content(t) or t.kind == "num")
     out: list[MisattributedSpan] = []
     for j, text in enumerate(chunks):
         if entailed_by and j not in entailed_by:
             continue
         chunk = _analyse(text)
         for a, b in sorted(_windows(text), key=lambda w: w[1] - w[0]):
-            hits = _match(d, chunk, a, b, outside)
-            if hits is None or (entailed_by and not _swapped(
-                    c, chunk, [i for i, (s, e) in enumerate(chunk.spans) if s >= a and e <= b],
-                    asked, outside)):
+            idx = [i for i, (s, e) in enumerate(chunk.spans) if s >= a and e <= b]
+            markers = _markers(text, chunk, idx, a, b, asked)
+            # A claim that names what the window is about says that entity's fact (noise, or
+            # a comparison: "Unlike version 4.2, version 5.0 ..."), not another's.
+            if markers & named:
+                continue
+            swapped = _swapped(c, chunk, idx, asked, outside, d,
+                               markers if _heading(text, a, b) else frozenset())
+            hits = _match(d, chunk, idx, outside, swapped)
+            if hits is None or (entailed_by and not swapped):
                 continue
             start, end = chunk.spans[hits[0]][0], chunk.spans[hits[-1]][1]
             if end - start > MAX_SPAN:

@@ -236,7 +236,14 @@ def same_quantity(q: Quantity, p: Quantity) -> bool:
     p_hard = p_unit and not p_unit.startswith("w:")
     # "$29 per month" is "$29 per user per month" said shorter; "$29 per year" is not.
     rate_ok = not q_rates or not p_rates or q_rates <= p_rates or p_rates <= q_rates
+    # A price, share or time of day is not said by a number that counts something else
+    # ("$2.00" is not the "2" of "Zone 2 off-peak").
+    if q_unit in _STRICT_UNITS and p_unit.startswith("w:"):
+        return False
     return p.value == q.value and rate_ok and (not hard or not p_hard or p_unit == q_unit)
+
+
+_STRICT_UNITS = frozenset(["usd", "eur", "gbp", "jpy", "krw", "percent", "clock"])
 
 
 def _qty_match(q: Quantity, prem: Analysis, window: range) -> str:

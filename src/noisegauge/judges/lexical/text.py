@@ -109,7 +109,7 @@ _UNITS = {
 _CURRENCY_SIGNS = {"$", "€", "£", "¥", "₩"}
 
 # Hangul particles and endings, longest first, stripped from the end of an eojeol.
-_KO_SUFFIXES = sorted(["은", "는", "이", "가", "을", "를", "의", "에", "에서", "에게", "께", "께서", "한테", "으로", "로", "와", "과", "도", "만", "까지", "부터", "보다", "처럼", "이나", "나", "랑", "이랑", "으로는", "에서는", "에는", "로는", "과는", "와는", "이라", "이라는", "라는", "이며", "이고", "이다", "입니다", "이에요", "예요", "에요", "였다", "이었다", "했습니다", "했으며", "했고", "했어요", "했던", "합니다", "한다", "했다", "해요", "하고", "하며", "하는", "하여", "해서", "할", "한", "하다", "됩니다", "된다", "되는", "된", "되며", "되고", "됐다", "습니다", "니다", "하지", "하기", "하면", "해야", "해도", "아도", "어도", "하려면", "으려면", "려면", "있다", "있습니다", "있는", "있고", "있으며", "있어요", "적", "들", "들은", "들이", "들을", "들의"], key=len, reverse=True)
+_KO_SUFFIXES = sorted(["은", "는", "이", "가", "을", "를", "의", "에", "에서", "에게", "께", "께서", "한테", "으로", "로", "와", "과", "도", "만", "까지", "부터", "마다", "보다", "처럼", "이나", "나", "랑", "이랑", "으로는", "에서는", "에는", "로는", "과는", "와는", "이라", "이라는", "라는", "이며", "이고", "이다", "입니다", "이에요", "예요", "에요", "였다", "이었다", "했습니다", "했으며", "했고", "했어요", "했던", "합니다", "한다", "했다", "해요", "하고", "하며", "하는", "하여", "해서", "할", "한", "하다", "됩니다", "된다", "되는", "된", "되며", "되고", "됐다", "습니다", "니다", "하지", "하기", "하면", "해야", "해도", "아도", "어도", "하려면", "으려면", "려면", "있다", "있습니다", "있는", "있고", "있으며", "있어요", "적", "들", "들은", "들이", "들을", "들의"], key=len, reverse=True)
 
 _KO_SUFFIX_SET = frozenset(_KO_SUFFIXES)
 
@@ -234,11 +234,58 @@ def tokenize(text: str) -> tuple[Token, ...]:
     return tuple(out)
 
 
+#: Korean number words that multiply the number before them: "1만 8천 원" is 18,000 won.
+_KO_MULTIPLIERS = {"억": 100_000_000, "만": 10_000, "천": 1_000, "백": 100}
+
+
+def _ko_compound(tokens: tuple[Token, ...], i: int) -> tuple[float, str, int] | None:
+    """"1만 8천 원" from token ``i``: the value, the unit said after it ("원"), and the index
+    of the last token used; None when no multiplier follows the number."""
+    total, k, last = 0.0, i, -1
+    rest = ""
+    while k + 1 < len(tokens) and tokens[k].kind == "num":
+        nxt = tokens[k + 1].text
+        mult = _KO_MULTIPLIERS.get(nxt[:1])
+        v = _parse_number(tokens[k].text)
+        if mult is None or v is None or (last >= 0 and mult >= last):
+            break
+        total += v * mult
+        last, rest, k = mult, nxt[1:], k + 2
+        if rest:
+            break  # "8천원": the unit is in the same word
+    if last < 0:
+        return None
+    if not rest and k + 1 < len(tokens) and tokens[k].kind == "num" \
+            and _ko_stem(tokens[k + 1].text) in _UNITS:
+        total += _parse_number(tokens[k].text) or 0.0  # "2만 3,000원"
+        rest, k = tokens[k + 1].text, k + 2
+    elif not rest and k < len(tokens) and tokens[k].hangul:
+        rest, k = tokens[k].text, k + 1
+    unit = _UNITS.get(_ko_stem(rest), "") if rest else ""
+    return total, unit, k - 1
+
+
 def quantities(tokens: tuple[Token, ...]) -> list[Quantity]:
     """Numbers with units: the next token's unit, else a preceding currency sign or month."""
     found: list[Quantity] = []
+    skip = -1
     for i, tok in enumerate(tokens):
         value: float | None
+        if i <= skip:
+            continue
+        compound = _ko_compound(tokens, i) if tok.kind == "num" else None
+        if compound is not None:
+            value, unit, skip = compound
+            found.append(Quantity(value, unit, i))
+            continue
+        if tok.kind == "num" and i + 2 < len(tokens) and tokens[i + 1].text.lower() in ("a", "p") \
+                and tokens[i + 2].text.lower() == "m" and not tokens[i + 1].punct:
+            v = _parse_number(tok.text)  # "7 p.m." is 19:00, and no "7" of anything else
+            if v is not None:
+                hour = v % 12 + (12 if tokens[i + 1].text.lower() == "p" else 0)
+                found.append(Quantity(hour, "clock", i))
+                skip = i + 2
+                continue
         if tok.kind == "num":
             if tok.norm.startswith("v"):
                 found.append(Quantity(_version_value(tok.norm), "version", i))
