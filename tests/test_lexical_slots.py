@@ -73,6 +73,11 @@ SWAPS = [
     ("Weekday walk-in hours: 8 a.m. to 6 p.m.", "Walk-in hours end at 8 p.m. on weekdays.", False),
     ("Zone 2 fares: $3.50 peak, $2.60 off-peak.", "A Zone 2 off-peak ride costs $2.00.", False),
     ("필터 교체 주기: 12개월.", "필터는 12개월마다 교체합니다.", True),
+    # Times of day and ordinals are quantities.
+    ("정규반: 13:30 하원.", "정규반은 오후 6시에 하원합니다.", False),
+    ("Meters are read on the 20th.", "Meters are read on the 5th.", False),
+    ("Starter: 100 invoices a month.", "Starter lets you send invoices with no limit.", False),
+    ("스타터 요금제: 세금계산서 월 100건 발행.", "스타터 요금제는 세금계산서를 제한 없이 발행할 수 있습니다.", False),
 ])
 def test_time_units_and_korean_endings(premise: str, claim: str, entailed: bool) -> None:
     """"two business days" is a time in days (not "two hours"); "18시까지입니다" ends like
@@ -122,3 +127,14 @@ def test_codes_and_headings() -> None:
     assert [t.kind for t in tokenize("a 24-hour day")][1] == "num"  # number with unit, no code
     assert analyse("Elite membership: group classes.").heads == (frozenset(["elit"]),)
     assert analyse("(meta data) TITLE: opening").heads == (frozenset(),)
+
+
+@pytest.mark.parametrize(("premise", "claim"), [
+    ("Pickup: 18:00 on weekdays.", "Pickup is at 6 pm on weekdays."),
+    ("Pickup: 18:00 on weekdays.", "Pickup is at 6 p.m. on weekdays."),
+    ("방과후반: 18:00 하원.", "방과후반은 오후 6시에 하원합니다."),
+    ("상담 시간: 오전 9시부터 오후 6시까지.", "상담은 09:00부터 18:00까지입니다."),
+])
+def test_one_time_of_day_written_two_ways_is_no_mismatch(premise: str, claim: str) -> None:
+    """"18:00", "6 pm" and "오후 6시" are one time: no number cue (the overlap decides)."""
+    assert JUDGE.explain(premise, claim).reason != "number"

@@ -316,3 +316,31 @@ def test_a_heading_about_another_entity_swaps_it_for_an_entailed_claim() -> None
     found = find_misattributions("Student tickets cost $5 and are valid all day.", chunks, ref,
                                  q, entailed_by=[1])
     assert [m.chunk for m in found] == [1]
+
+
+def test_a_no_answer_denies_what_the_question_asks() -> None:
+    """"No, on buses only": the question's "regional trains" is the detail, found in the
+    senior pass's row; the claim's subject ("the youth pass") stays what it is about."""
+    chunks = ["Youth pass | $35 | buses only", "Senior pass | $49 | buses and regional trains"]
+    found = find_misattributions("The youth pass also covers regional trains.", chunks,
+                                 "No, the youth pass is valid on buses only.",
+                                 "Can I use the youth pass on regional trains?")
+    assert [m.chunk for m in found] == [1]
+
+
+def test_no_limit_said_in_two_words_is_the_unlimited_detail() -> None:
+    chunks = ["라이트 요금제: 세금계산서 월 50건 발행.", "맥스 요금제: 세금계산서 무제한 발행."]
+    found = find_misattributions("라이트 요금제는 세금계산서를 제한 없이 발행할 수 있습니다.", chunks,
+                                 "라이트 요금제는 세금계산서를 월 50건까지 발행할 수 있습니다.",
+                                 "라이트 요금제는 세금계산서를 몇 건 발행할 수 있나요?")
+    assert [m.chunk for m in found] == [1]
+
+
+def test_another_number_after_the_same_name_is_another_entity() -> None:
+    """"Zone 1" is another zone than the asked "Zone 2"; a price is never stated by the "2"
+    of "Zone 2"."""
+    chunks = ["Zone 1 fares: $2.75 peak, $2.00 off-peak.", "Zone 2 fares: $3.50 peak, $2.60 off-peak."]
+    found = find_misattributions("An off-peak ride in Zone 2 costs $2.00.", chunks,
+                                 "The Zone 2 off-peak fare is $2.60.",
+                                 "What's the off-peak fare in Zone 2?")
+    assert [m.chunk for m in found] == [0] and found[0].detail.startswith("2.00")

@@ -11,9 +11,10 @@ Offline, token alignment decides (the lexical judge's tokens: stems, numbers wit
 product codes, months). A hallucinated claim is misattributed from chunk ``j`` when
 
 1. it has a *distinguishing detail*: its numbers (with units), codes, months or names that
-   neither the reference nor the question state, else at least two such content words; where
-   the reference denies what the claim asserts ("the R3 has no mop" / "the R3 mops"), the
-   denied words are the detail;
+   neither the reference nor the question state ("unlimited" and "no limit" count as a
+   value), else at least two such content words; where the reference denies what the claim
+   asserts ("the R3 has no mop" / "the R3 mops"; a "No, ..." answer to a yes/no question),
+   the denied words are the detail;
 2. a *window* of chunk ``j`` (a sentence, two adjacent ones, or a clause of a sentence that
    turns to another entity: "...; ...", ", while ...", "반면") states that detail: every
    number, code or name and half of the other words (rounded down; none beside a *specific*
@@ -37,8 +38,8 @@ noise by the algebra, and stays so; it also gets ``misattributed_from`` when, be
 the window *swaps the entity*: a word of the question or reference that the window lacks
 stands beside the same word as a window word no claim, question or reference states
 ("chief financial officer" / "chief technology officer", "일반 회원" / "VIP 회원"), or the two
-are of one closed kind (colours, acronyms, seasons, weekdays), or the window opens with a
-heading the claim does not name ("Adult library cards: ...") and lacks what the claim asks.
+are of one closed kind (colours, acronyms, seasons, weekdays), or the window is about
+something the claim does not name (4: "Adult library cards: ...") and lacks what it asks.
 """
 
 from __future__ import annotations
@@ -113,11 +114,12 @@ def _same_quantity(a: Quantity, b: Quantity) -> bool:
 
 
 def _stated(x: Quantity, y: Quantity) -> bool:
-    """``y`` states ``x``: the same quantity, or the same value where either unit is only the
-    word after it ("Patch 2.3 lifted" / "Patch 2.3 raised")."""
-    soft = not _unit(x)[0] or _unit(x)[0].startswith("w:") or not _unit(y)[0] \
-        or _unit(y)[0].startswith("w:")
-    return _same_quantity(x, y) or (soft and x.value == y.value)
+    """``y`` states ``x``: the same quantity, or the same value where neither has a unit but
+    the word after it ("Patch 2.3 lifted" / "Patch 2.3 raised")."""
+    def hard(q: Quantity) -> bool:
+        return bool(_unit(q)[0]) and not _unit(q)[0].startswith("w:")
+    # ("$2.00" is not stated by "Zone 2": a price is never a counted word)
+    return _same_quantity(x, y) or (not hard(x) and not hard(y) and x.value == y.value)
 
 
 @dataclass(frozen=True)
@@ -133,6 +135,8 @@ class Detail:
     #: The claim's numbers the question/reference state too ("Toolkit 3.2", "the 13-inch"):
     #: part of what it is about, like ``anchor``.
     anchor_quantities: tuple[Quantity, ...] = ()
+    #: The word before each of those ("Zone" of "Zone 2"), or "": what the number numbers.
+    anchor_heads: tuple[str, ...] = ()
 
     @property
     def hard(self) -> bool:
@@ -163,7 +167,7 @@ def distinguishing_detail(claim: str, reference: str, question: str = "") -> Det
     words: set[str] = set()
     # "Yes, the R3 has a mop" where the reference says it has none: what the reference denies
     # is the detail, though it states the words.
-    denied = _denied(r) if not _negations(c) else frozenset()
+    denied = (_denied(r) | _answered_no(r, q, c)) if not _negations(c) else frozenset()
     for i, t in enumerate(c.tokens):
         if t.stop or i in in_qty or t.kind == "num":
             continue
@@ -175,13 +179,16 @@ def distinguishing_detail(claim: str, reference: str, question: str = "") -> Det
             names.add(t.norm)
         elif t.kind == "word" and not (t.hangul and (len(t.norm) < 2 or t.norm in _KO_FUNCTION)):
             words.add(t.norm)
+    names |= _unlimited_phrase(c) - known
     content = {t.norm for i, t in enumerate(c.tokens) if not t.stop and i not in in_qty}
     anchor = frozenset(content & known) - words
     topic = frozenset(content - anchor - names - words)
     qty = tuple(x for x in qty if x not in known_qty)  # a number the question asks about
     if not qty and not names and len(words) < 2:
         return None
-    return Detail(qty, frozenset(names), frozenset(words), anchor, topic, known_qty)
+    heads = tuple(c.tokens[x.pos - 1].norm if x.pos > 0 and _content(c.tokens[x.pos - 1]) else ""
+                  for x in known_qty)
+    return Detail(qty, frozenset(names), frozenset(words), anchor, topic, known_qty, heads)
 
 
 #: A leading answer word ("No, ...", "아니요, ...") is not the negation of what follows.
@@ -214,6 +221,28 @@ def _denied(r: _Text) -> frozenset[str]:
 
 #: Where a sentence turns to another entity: "...; ...", ", while ...", "..., 반면 ...".
 _CLAUSE = re.compile(r";\s+|,\s+(?=(?:while|whereas|but)\b)|(?<=[며고면]),\s+|\s+반면(?:에)?,?\s+")
+
+
+def _unlimited_phrase(t: _Text) -> frozenset[str]:
+    """"제한 없이" and "no limit" say "무제한" and "unlimited" (the stems chunks write)."""
+    out = set()
+    for a, b in zip(t.tokens, t.tokens[1:], strict=False):
+        if a.norm == "제한" and b.norm in ("없", "없이"):
+            out.add("무제한")
+        elif a.text.lower() in ("no", "without") and b.norm == "limit":
+            out.add("unlimit")
+    return frozenset(out)
+
+
+def _answered_no(r: _Text, q: _Text, c: _Text) -> frozenset[str]:
+    """What a "No, ..." reference denies of a yes/no question: the question's words it does
+    not repeat ("Can the youth pass be used on regional trains?" / "No, on buses only"),
+    less the claim's first two words (what it is about: "the youth pass", "유학생보험도")."""
+    first = r.tokens[0].text.lower() if r.tokens else ""
+    if first not in _ANSWERS or len(r.tokens) < 2 or not r.tokens[1].punct:
+        return frozenset()
+    subject = [t.norm for t in c.tokens if _content(t)][:2]
+    return q.norms - r.norms - set(subject)
 
 
 def _windows(text: str) -> list[tuple[int, int]]:
@@ -275,10 +304,14 @@ def _match(d: Detail, chunk: _Text, idx: list[int], outside: frozenset[str],
             and len(present) < (2 if d.hard else 3):
         return None  # nothing of the claim's topic: a small detail only happens to occur there
     # Something in the window the claim, question and reference do not name: a word, or
-    # another value of the claim's own numbered entity ("2학기" where it asks about "1학기").
+    # another value of the claim's own numbered entity ("2학기" where it asks about "1학기",
+    # "Zone 1" where it asks about "Zone 2").
     if not norms - outside and not (lacks_qty and any(
-            p.pos in idx and _unit(p)[0] == _unit(q)[0] and p.value != q.value
-            for q in d.anchor_quantities for p in chunk.quantities)):
+            p.pos in idx and p.value != q.value and (
+                _unit(p)[0] == _unit(q)[0]
+                or (head != "" and p.pos > 0 and chunk.tokens[p.pos - 1].norm == head))
+            for q, head in zip(d.anchor_quantities, d.anchor_heads, strict=True)
+            for p in chunk.quantities)):
         return None
     return sorted(set(hits))
 
@@ -338,8 +371,9 @@ def _swapped(c: _Text, chunk: _Text, idx: list[int], asked: frozenset[str],
     """The window puts another entity where the claim names the asked one: a run of claim
     words it lacks (holding a word of the question or reference) and a run of window words
     nobody else states stand beside the same word, or are single words of one closed kind;
-    or the window opens with a heading the claim does not name ("Adult library cards: ...")
-    and lacks something the claim asks about (a word, or the numbered entity "2학기")."""
+    or the window is about something the claim does not name (``markers``: "Adult library
+    cards: ...", "Residents of Birch Tower have ...") and lacks something the claim asks
+    about (a word, or the numbered entity "2학기")."""
     window = {chunk.tokens[i].norm for i in idx}
     cidx = list(range(len(c.tokens)))
     mine = [r for r in _runs(c.tokens, cidx, window) if any(c.tokens[i].norm in asked for i in r)]
@@ -358,20 +392,15 @@ def _swapped(c: _Text, chunk: _Text, idx: list[int], asked: frozenset[str],
     return False
 
 
-def _heading(text: str, a: int, b: int) -> bool:
-    """The window opens with a short label and a colon ("Adult library cards: ...")."""
-    colon = text.find(":", a, b)
-    return 0 < colon - a <= 60 and text[a:colon].strip() != ""
-
-
 def _markers(text: str, chunk: _Text, idx: list[int], a: int, b: int,
              known: frozenset[str]) -> frozenset[str]:
     """What the window is about, besides what the question and reference name: the words of
     its heading ("VIP 회원 연회비:", "Model TR-220 (black):"), else its first such word ("Our
     head of *sales* is ...", "Version *5.0* receives ...")."""
     colon = text.find(":", a, b)
+    units = {q.pos + 1 for q in chunk.quantities if q.unit}  # "kg" of "7~15kg" names nothing
     named = [i for i in idx if (_content(chunk.tokens[i]) or chunk.tokens[i].kind == "num")
-             and chunk.tokens[i].norm not in known]
+             and chunk.tokens[i].norm not in known and i not in units]
     if colon >= 0:
         head = [i for i in idx if chunk.spans[i][1] <= colon]
         if 0 < len(head) <= 6:
@@ -399,13 +428,14 @@ def find_misattributions(claim: str, chunks: Sequence[str], reference: str,
         chunk = _analyse(text)
         for a, b in sorted(_windows(text), key=lambda w: w[1] - w[0]):
             idx = [i for i, (s, e) in enumerate(chunk.spans) if s >= a and e <= b]
-            markers = _markers(text, chunk, idx, a, b, asked)
+            markers = frozenset().union(*(
+                _markers(text, chunk, [i for i in idx if s <= chunk.spans[i][0] < e], s, e, asked)
+                for s, e in sentence_spans(text, a, b) or [(a, b)]))
             # A claim that names what the window is about says that entity's fact (noise, or
             # a comparison: "Unlike version 4.2, version 5.0 ..."), not another's.
             if markers & named:
                 continue
-            swapped = _swapped(c, chunk, idx, asked, outside, d,
-                               markers if _heading(text, a, b) else frozenset())
+            swapped = _swapped(c, chunk, idx, asked, outside, d, markers)
             hits = _match(d, chunk, idx, outside, swapped)
             if hits is None or (entailed_by and not swapped):
                 continue

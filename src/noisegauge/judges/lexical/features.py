@@ -236,9 +236,10 @@ def same_quantity(q: Quantity, p: Quantity) -> bool:
     p_hard = p_unit and not p_unit.startswith("w:")
     # "$29 per month" is "$29 per user per month" said shorter; "$29 per year" is not.
     rate_ok = not q_rates or not p_rates or q_rates <= p_rates or p_rates <= q_rates
-    # A price, share or time of day is not said by a number that counts something else
-    # ("$2.00" is not the "2" of "Zone 2 off-peak").
-    if q_unit in _STRICT_UNITS and p_unit.startswith("w:"):
+    # A price, share or time of day is not a number that counts something else ("$2.00" is
+    # not the "2" of "Zone 2 off-peak", nor the other way round).
+    if (q_unit in _STRICT_UNITS and p_unit.startswith("w:")) \
+            or (p_unit in _STRICT_UNITS and q_unit.startswith("w:")):
         return False
     return p.value == q.value and rate_ok and (not hard or not p_hard or p_unit == q_unit)
 
@@ -436,7 +437,13 @@ _NO_AMOUNT: dict[str, frozenset[str]] = {"unlimit": frozenset(), "무제한": fr
 
 
 def _says(text: Analysis, stem: str) -> bool:
-    return stem in text.norms
+    if stem in text.norms:
+        return True
+    # "without limit", "no limit", "제한 없이": unlimited said in two words
+    return stem in ("unlimit", "무제한") and any(
+        (a.norm in ("limit", "제한") and b.norm in ("없", "없이")) or
+        (a.text.lower() in ("no", "without") and b.norm == "limit")
+        for a, b in zip(text.tokens, text.tokens[1:], strict=False))
 
 
 def _neg_conflict(prem: Analysis, s: int, claim_words: set[str], claim_neg: frozenset[str]) -> bool:

@@ -44,6 +44,7 @@ _TOKEN = re.compile(
     r"|\b(?=[a-z0-9-]*-[0-9]+(?:-|\b))[a-z][a-z0-9]*(?:-[a-z0-9]+){2,}\b(?!-))"
     r"|(?P<ver>\bv\d+(?:\.\d+)+\b|\bv\d+\b)"
     r"|(?P<ord>\d+(?:st|nd|rd|th)\b)"
+    r"|(?P<clock>(?<![\d:])(?:[01]?\d|2[0-4]):[0-5]\d(?![\d:]))"
     r"|(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)*)"
     r"|(?P<ko>[\uac00-\ud7a3]+)"
     r"|(?P<word>[^\W\d_]+(?:['’][^\W\d_]+)*)"
@@ -213,6 +214,8 @@ def tokenize(text: str) -> tuple[Token, ...]:
             out.append(Token(t, "v" + t[1:].lower(), "num", False, False))
         elif m.group("ord"):  # 9th, 21st: compared as words, not as quantities
             out.append(Token(t, t.lower(), "word", False, False))
+        elif m.group("clock"):  # 18:00, a time of day (quantities() reads it)
+            out.append(Token(t, t, "num", False, False))
         elif m.group("num"):
             parts = t.split(".")
             if len(parts) > 2:  # 1.2.3: a version-like string, compared as text
@@ -265,6 +268,42 @@ def _ko_compound(tokens: tuple[Token, ...], i: int) -> tuple[float, str, int] | 
     return total, unit, k - 1
 
 
+_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$", re.IGNORECASE)
+#: Korean words before an hour that say which half of the day it is in ("오후 6시" is 18:00).
+_KO_PM = frozenset(["오후", "저녁", "밤"])
+_KO_AM = frozenset(["오전", "아침", "새벽"])
+
+
+def _clock(tokens: tuple[Token, ...], i: int) -> tuple[float, int] | None:
+    """A time of day at token ``i`` as hours since midnight ("18:00", "7 p.m.", "6pm",
+    "오후 6시"), and the index of its last token; None when it is none."""
+    tok = tokens[i]
+    if tok.kind != "num":
+        return None
+    if ":" in tok.text:
+        h, _, m = tok.text.partition(":")
+        return int(h) + int(m) / 60, i
+    v = _parse_number(tok.text)
+    if v is None or v > 24:
+        return None
+    nxt = tokens[i + 1].text.lower() if i + 1 < len(tokens) else ""
+    half = ""
+    last = i + 1
+    if nxt in ("a", "p") and i + 2 < len(tokens) and tokens[i + 2].text.lower() == "m" \
+            and not tokens[i + 1].punct:
+        half, last = nxt, i + 2
+    elif nxt in ("am", "pm"):
+        half = nxt[0]
+    elif nxt.startswith("시") and tokens[i + 1].hangul and not nxt.startswith("시간"):
+        prev = tokens[i - 1].norm if i > 0 else ""
+        half = "p" if prev in _KO_PM else "a" if prev in _KO_AM else ""
+        if not half:
+            return v, last  # "18시", "10시": the hour as written
+    if not half:
+        return None
+    return v % 12 + (12 if half == "p" else 0), last
+
+
 def quantities(tokens: tuple[Token, ...]) -> list[Quantity]:
     """Numbers with units: the next token's unit, else a preceding currency sign or month."""
     found: list[Quantity] = []
@@ -278,14 +317,14 @@ def quantities(tokens: tuple[Token, ...]) -> list[Quantity]:
             value, unit, skip = compound
             found.append(Quantity(value, unit, i))
             continue
-        if tok.kind == "num" and i + 2 < len(tokens) and tokens[i + 1].text.lower() in ("a", "p") \
-                and tokens[i + 2].text.lower() == "m" and not tokens[i + 1].punct:
-            v = _parse_number(tok.text)  # "7 p.m." is 19:00, and no "7" of anything else
-            if v is not None:
-                hour = v % 12 + (12 if tokens[i + 1].text.lower() == "p" else 0)
-                found.append(Quantity(hour, "clock", i))
-                skip = i + 2
-                continue
+        clock = _clock(tokens, i)
+        if clock is not None:
+            found.append(Quantity(clock[0], "clock", i))
+            skip = clock[1]
+            continue
+        if tok.kind == "word" and _ORDINAL.match(tok.text):  # "the 5th" is not "the 20th"
+            found.append(Quantity(float(_ORDINAL.match(tok.text).group(1)), "ordinal", i))  # type: ignore[union-attr]
+            continue
         if tok.kind == "num":
             if tok.norm.startswith("v"):
                 found.append(Quantity(_version_value(tok.norm), "version", i))
@@ -359,8 +398,15 @@ def _rate(tokens: tuple[Token, ...], j: int, prev: str) -> str:
     return "+".join(sorted(found))
 
 
+_LATIN_UNIT_KO = re.compile(r"^([a-z%]+)[\uac00-\ud7a3]")
+
+
 def _unit_key(tok: Token) -> str:
     low = tok.text.lower()
+    if low not in _UNITS and tok.norm not in _UNITS:
+        m = _LATIN_UNIT_KO.match(low)  # "4kg이면": the unit with a Korean ending
+        if m and m.group(1) in _UNITS:
+            return m.group(1)
     return tok.norm if low not in _UNITS and tok.norm in _UNITS else low
 
 
