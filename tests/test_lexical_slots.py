@@ -78,6 +78,14 @@ SWAPS = [
     ("Meters are read on the 20th.", "Meters are read on the 5th.", False),
     ("Starter: 100 invoices a month.", "Starter lets you send invoices with no limit.", False),
     ("스타터 요금제: 세금계산서 월 100건 발행.", "스타터 요금제는 세금계산서를 제한 없이 발행할 수 있습니다.", False),
+    # "미제공" (not provided) and "불가" deny the noun before them; "2년간" is 2 years.
+    ("일반 회원: 헬스장 이용, 개인 락커 미제공.", "일반 회원은 개인 락커를 쓸 수 있습니다.", False),
+    ("특가 상품: 환불 불가.", "특가 상품은 환불됩니다.", False),
+    ("AX-510: 무상 보증 2년.", "AX-510은 2년간 무상 보증됩니다.", True),
+    ("AX-510: 무상 보증 2년.", "AX-510은 3년간 무상 보증됩니다.", False),
+    # A person named with a title is another person than the one the premise names so.
+    ("분당점 상담 담당: 이하준 과장.", "분당점 상담 담당은 최유나 대리입니다.", False),
+    ("분당점 상담 담당: 이하준 과장.", "분당점 상담 담당은 이하준 과장입니다.", True),
 ])
 def test_time_units_and_korean_endings(premise: str, claim: str, entailed: bool) -> None:
     """"two business days" is a time in days (not "two hours"); "18시까지입니다" ends like

@@ -344,3 +344,17 @@ def test_another_number_after_the_same_name_is_another_entity() -> None:
                                  "The Zone 2 off-peak fare is $2.60.",
                                  "What's the off-peak fare in Zone 2?")
     assert [m.chunk for m in found] == [0] and found[0].detail.startswith("2.00")
+
+
+def test_a_denied_feature_named_in_capitals_is_the_detail() -> None:
+    """"Classic does not support SAML SSO": the denied "SAML SSO" is the detail (what the
+    claim is about, "Classic", never is), found in the New console's row; a "question? answer"
+    claim is read by its answer."""
+    chunks = ["Classic console: SAML SSO not supported; password policies only.",
+              "New console: SAML SSO and SCIM provisioning."]
+    q, ref = ("Can I set up SSO in the Classic console?",
+              "No, the Classic console does not support SAML SSO.")
+    for claim in ("The Classic console supports SAML SSO.",
+                  "Can I set up SSO in the Classic console? Yes, the Classic console supports "
+                  "SAML SSO."):
+        assert [m.chunk for m in find_misattributions(claim, chunks, ref, q)] == [1], claim

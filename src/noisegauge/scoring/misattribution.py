@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..engine.evidence import MisattributedSpan
+from ..judges.lexical.judge import answer_part
 from ..judges.lexical.slots import acronym, closed_class
 from ..judges.lexical.text import MONTHS, NEGATIONS, Quantity, Token, quantities, tokenize
 from ..text import sentence_spans
@@ -168,10 +169,12 @@ def distinguishing_detail(claim: str, reference: str, question: str = "") -> Det
     # "Yes, the R3 has a mop" where the reference says it has none: what the reference denies
     # is the detail, though it states the words.
     denied = (_denied(r) | _answered_no(r, q, c)) if not _negations(c) else frozenset()
+    # What the claim is about (its first two words: "Classic 관리 콘솔에서도") is never denied.
+    subject = {t.norm for t in [t for t in c.tokens if _content(t)][:2]}
     for i, t in enumerate(c.tokens):
         if t.stop or i in in_qty or t.kind == "num":
             continue
-        if t.norm in known and not (t.norm in denied and t.kind == "word" and not t.capital):
+        if t.norm in known and not (t.norm in denied and t.norm not in subject):
             continue
         # "unlimited" is a value, like a number ("통화 무제한" against "통화 100분").
         if t.kind == "code" or t.text.lower() in MONTHS or (t.capital and i > 0) \
@@ -414,6 +417,7 @@ def find_misattributions(claim: str, chunks: Sequence[str], reference: str,
     """One span per chunk that states the claim's wrong detail about another entity.
     ``entailed_by``: the chunks the judge reads as entailing the (wrong) claim; only those
     are looked at then, and only a window that swaps the entity counts."""
+    claim = answer_part(claim)  # "Can I ...? Yes, ...": the answer is the claim
     d = distinguishing_detail(claim, reference, question)
     if d is None:
         return ()

@@ -16,7 +16,14 @@ from functools import lru_cache
 from itertools import pairwise
 
 from ...text import sentence_spans
-from .slots import colour_swap, heading_swap, heading_words, slot_swap, value_of_another
+from .slots import (
+    colour_swap,
+    heading_swap,
+    heading_words,
+    slot_swap,
+    titled_swap,
+    value_of_another,
+)
 from .text import MONTHS, NEGATIONS, Quantity, Token, quantities, tokenize
 
 __all__ = ["FEATURES", "MONOTONE", "Alignment", "Analysis", "Cues", "align", "analyse",
@@ -192,10 +199,17 @@ def _negated_head(tt: tuple[Token, ...], i: int, sent_of: list[int]) -> str | No
     return None
 
 
+#: "미제공" (not provided), "미지원": the prefix 미 denies these nouns (not "미국", "미용").
+_MI_DENIED = frozenset(["제공", "지원", "포함", "적용", "가입", "발급", "허용", "사용", "이용", "보장",
+                        "제출", "납부", "개통", "설치", "인증", "등록", "대상", "운영", "판매"])
+
+
 def _is_negation(tt: tuple[Token, ...], i: int) -> bool:
     t = tt[i]
     if t.hangul and t.text.startswith(("않", "없", "못")):
         return True  # 않아도, 없어서, 못했습니다: every inflection of the three negators
+    if t.hangul and (t.text.startswith("불가") or (t.norm[:1] == "미" and t.norm[1:] in _MI_DENIED)):
+        return True  # "개인 락커 미제공", "환불 불가": denies the noun before it
     if not (t.text.lower() in NEGATIONS or t.norm in NEGATIONS):
         return False
     if i + 1 < len(tt) and tt[i + 1].norm in ("onli", "just", "longer"):
@@ -425,7 +439,7 @@ def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
                    >= 0.6) and details <= sset
                   for c, sset in zip(sent_cov, prem.sentences, strict=True)]
     if slot_swap(prem, claim, sent_topic) or heading_swap(prem, claim, sent_topic) \
-            or colour_swap(prem, claim, sent_topic):
+            or colour_swap(prem, claim, sent_topic) or titled_swap(prem, claim, win):
         return Cues(True, on_topic, "entity")
     return _NO_CUE
 

@@ -30,7 +30,7 @@ from .text import MONTHS, Quantity, Token
 if TYPE_CHECKING:
     from .features import Analysis
 
-__all__ = ["CLOSED_CLASSES", "acronym", "closed_class", "colour_swap", "heading_swap", "heading_words", "slot_swap",
+__all__ = ["CLOSED_CLASSES", "acronym", "closed_class", "colour_swap", "titled_swap", "heading_swap", "heading_words", "slot_swap",
            "value_of_another"]
 
 #: Closed classes whose members name alternatives of one kind: one in the claim and another
@@ -174,6 +174,25 @@ def colour_swap(prem: Analysis, claim: Analysis, on_topic: Sequence[bool]) -> bo
     return bool(mine) and any(
         on_topic[prem.sent_of[i]] and closed_class(t) == "colour" and t.norm not in claim.norms
         for i, t in enumerate(prem.tokens))
+
+
+#: Korean titles that follow a person's name ("김도윤 과장", "박서연 원장님").
+KO_TITLES = frozenset(["과장", "대리", "부장", "차장", "팀장", "실장", "사원", "주임", "원장", "교수",
+                       "선생", "선생님", "의사", "매니저", "상담사", "강사", "코치", "이사", "대표"])
+
+
+def _titled_names(text: Analysis, sents: range | None = None) -> set[str]:
+    """Hangul names right before a title ("박서연 대리"), in sentences ``sents`` (all: None)."""
+    toks = text.tokens
+    return {t.norm for k, t in enumerate(toks[:-1])
+            if t.hangul and 2 <= len(t.norm) <= 4 and toks[k + 1].norm in KO_TITLES
+            and (sents is None or text.sent_of[k] in sents)}
+
+
+def titled_swap(prem: Analysis, claim: Analysis, win: range) -> bool:
+    """The claim names a person ("박서연 대리") the premise never states, where the premise's
+    aligned window names another one with a title ("김도윤 과장")."""
+    return bool(_titled_names(claim) - prem.norms) and bool(_titled_names(prem, win) - claim.norms)
 
 
 def heading_swap(prem: Analysis, claim: Analysis, on_topic: Sequence[bool]) -> bool:
