@@ -1,0 +1,48 @@
+"""Misattributed noise: a wrong detail carried from one entity's chunk onto another.
+
+"The Pro plan needs a 90-day notice", when only the Enterprise chunk says 90 days, is wrong
+and entailed by no chunk, so RAGChecker's algebra counts it as hallucination. It was not
+made up, though: the detail that makes it wrong was read in a chunk about another entity.
+Such a claim gets ``misattributed_from`` (the chunks) with the matched span, and the sample
+the diagnostic ``noise_misattribution`` (share of response claims). The eleven metrics and
+their algebra never change; this is a diagnostic beside them.
+
+Offline, token alignment decides (the lexical judge's tokens: stems, numbers with units,
+product codes, months). A hallucinated claim is misattributed from chunk ``j`` when
+
+1. it has a *distinguishing detail*: its numbers (with units), codes, months or names that
+   neither the reference nor the question state ("unlimited" and "no limit" count as a
+   value), else at least two such content words; where the reference denies what the claim
+   asserts ("the R3 has no mop" / "the R3 mops"; a "No, ..." answer to a yes/no question),
+   the denied words are the detail;
+2. a *window* of chunk ``j`` (a sentence, two adjacent ones, or a clause of a sentence that
+   turns to another entity: "...; ...", ", while ...", "반면") states that detail: every
+   number, code or name and half of the other words (rounded down; none beside a *specific*
+   detail: an amount with a unit, a number of three digits, a code, a two-word name), or,
+   without numbers or names, two thirds of the words and at least two (half, at least one,
+   where the window swaps the entity, below);
+3. that window is *about another entity*: it lacks a word the claim shares with the question
+   or the reference (the asked entity, "Pro") or the asked numbered entity ("1학기"), shares
+   another of the claim's content words (the same topic; not needed for a specific detail or
+   a swap), and names something the claim, question and reference do not;
+4. the claim does not name what the window is about: the words of its heading ("Enterprise
+   plan:"), else its first word the question and reference do not state ("Our head of *sales*
+   is ..."). A claim that does ("Unlike version 4.2, version 5.0 gets updates until 2028")
+   states that entity's fact: noise or a comparison, not a misattribution.
+
+A detail found nowhere (a true hallucination: "45-day", "NG-TM-M") is never flagged.
+
+A wrong claim the judge reads as *entailed* by chunk ``j`` ("Northwind's chief financial
+officer is David Kim" under "Northwind's chief technology officer is David Kim") counts as
+noise by the algebra, and stays so; it also gets ``misattributed_from`` when, besides 1-4,
+the window *swaps the entity*: a word of the question or reference that the window lacks
+stands beside the same word as a window word no claim, question or reference states
+("chief financial officer" / "chief technology officer", "일반 회원" / "VIP 회원"), or the two
+are of one closed kind (colours, acronyms, seasons, weekdays), or the window is about
+something the claim does not name (4: "Adult library cards: ...") and lacks what it asks.
+"""
+
+from .detail import Detail, distinguishing_detail
+from .find import MAX_SPAN, find_misattributions
+
+__all__ = ["MAX_SPAN", "Detail", "distinguishing_detail", "find_misattributions"]

@@ -1,0 +1,140 @@
+"""What makes a claim wrong: the distinguishing detail (module docstring of the package, 1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...judges.lexical.text import MONTHS, NEGATIONS, Quantity
+from .tokens import Text, analyse, is_content, stated, unit_of
+
+__all__ = ["UNLIMITED", "Detail", "distinguishing_detail"]
+
+#: Korean bound nouns and auxiliaries the shared stopword list (English) does not hold: they
+#: say nothing about an entity, so they are never a detail ("할 수 있습니다", "동안").
+_KO_FUNCTION = frozenset(["수", "있", "없", "것", "등", "및", "때", "동안", "중", "후", "전", "통해",
+                          "대해", "경우", "이내", "까지", "부터", "하", "되", "드립", "가능"])
+
+UNLIMITED = frozenset(["unlimit", "무제한"])
+
+UNLIMITED = frozenset(["unlimit", "무제한"])
+
+
+@dataclass(frozen=True)
+class Detail:
+    """What makes a claim wrong: hard items (numbers with units, codes, months, names) and
+    soft content words, none of which the reference or the question state."""
+
+    quantities: tuple[Quantity, ...]
+    names: frozenset[str]   # codes, months, capitalised words (stems)
+    words: frozenset[str]   # other content stems
+    anchor: frozenset[str]  # claim stems shared with the question/reference: what it is about
+    topic: frozenset[str]   # the rest of the claim's content stems
+    #: The claim's numbers the question/reference state too ("Toolkit 3.2", "the 13-inch"):
+    #: part of what it is about, like ``anchor``.
+    anchor_quantities: tuple[Quantity, ...] = ()
+    #: The word before each of those ("Zone" of "Zone 2"), or "": what the number numbers.
+    anchor_heads: tuple[str, ...] = ()
+
+    @property
+    def hard(self) -> bool:
+        return bool(self.quantities or self.names)
+
+    @property
+    def specific(self) -> bool:
+        """Unlikely to occur by chance: an amount with a unit ("23 kg", "12개월", "2 devices"), a
+        number of three or more digits, a code, or a name of two words ("Rafael Quintero")."""
+        return any(unit_of(q)[0] or abs(q.value) >= 100 for q in self.quantities) \
+            or len(self.names) >= 2 \
+            or any(any(ch.isdigit() for ch in n) for n in self.names)
+
+
+def distinguishing_detail(claim: str, reference: str, question: str = "") -> Detail | None:
+    """The claim's detail (see the module docstring), or None when it has none."""
+    c, r, q = analyse(claim), analyse(reference), analyse(question)
+    known = r.norms | q.norms
+    given = r.quantities + q.quantities
+    qty = tuple(x for x in c.quantities if not any(stated(x, y) for y in r.quantities))
+    known_qty = tuple(x for x in c.quantities if any(stated(x, y) for y in given))
+    in_qty = set()
+    for x in c.quantities:
+        in_qty.add(x.pos)
+        if x.unit and x.pos + 1 < len(c.tokens) and not c.tokens[x.pos + 1].stop:
+            in_qty.add(x.pos + 1)  # the unit word ("day" of "90-day") belongs to the number
+    names: set[str] = set()
+    words: set[str] = set()
+    # "Yes, the R3 has a mop" where the reference says it has none: what the reference denies
+    # is the detail, though it states the words.
+    denied = (_denied(r) | _answered_no(r, q, c)) if not _negations(c) else frozenset()
+    # What the claim is about (its first two words: "Classic 관리 콘솔에서도") is never denied.
+    subject = {t.norm for t in [t for t in c.tokens if is_content(t)][:2]}
+    for i, t in enumerate(c.tokens):
+        if t.stop or i in in_qty or t.kind == "num":
+            continue
+        if t.norm in known and not (t.norm in denied and t.norm not in subject):
+            continue
+        # "unlimited" is a value, like a number ("통화 무제한" against "통화 100분").
+        if t.kind == "code" or t.text.lower() in MONTHS or (t.capital and i > 0) \
+                or t.norm in UNLIMITED:
+            names.add(t.norm)
+        elif t.kind == "word" and not (t.hangul and (len(t.norm) < 2 or t.norm in _KO_FUNCTION)):
+            words.add(t.norm)
+    names |= _unlimited_phrase(c) - known
+    content = {t.norm for i, t in enumerate(c.tokens) if not t.stop and i not in in_qty}
+    anchor = frozenset(content & known) - words
+    topic = frozenset(content - anchor - names - words)
+    qty = tuple(x for x in qty if x not in known_qty)  # a number the question asks about
+    if not qty and not names and len(words) < 2:
+        return None
+    heads = tuple(c.tokens[x.pos - 1].norm if x.pos > 0 and is_content(c.tokens[x.pos - 1]) else ""
+                  for x in known_qty)
+    return Detail(qty, frozenset(names), frozenset(words), anchor, topic, known_qty, heads)
+
+
+#: A leading answer word ("No, ...", "아니요, ...") is not the negation of what follows.
+_ANSWERS = frozenset(["no", "nope", "아니요", "아니오", "아뇨"])
+#: Particles that end a Korean topic or place phrase ("R3에는"): what follows is the predicate.
+_KO_TOPIC_ENDS = ("에는", "에서는", "은", "는", "이", "가", "에")
+
+
+def _negations(t: Text) -> list[int]:
+    return [i for i, tok in enumerate(t.tokens)
+            if tok.text.lower() in NEGATIONS
+            and not (i == 0 and tok.text.lower() in _ANSWERS and len(t.tokens) > 1
+                     and t.tokens[1].punct)]
+
+
+def _denied(r: Text) -> frozenset[str]:
+    """Stems the reference denies: in English those after its first negation ("does not
+    include phone support"); in Korean those between the topic and it ("R3에는 물걸레 기능이
+    없습니다")."""
+    neg = _negations(r)
+    if not neg:
+        return frozenset()
+    k = neg[0]
+    if r.tokens[k].hangul:
+        start = next((i + 1 for i in range(k) if r.tokens[i].hangul
+                      and r.tokens[i].text.endswith(_KO_TOPIC_ENDS)), 0)
+        return frozenset(t.norm for t in r.tokens[start:k] if not t.stop)
+    return frozenset(t.norm for t in r.tokens[k + 1:] if not t.stop)
+
+
+def _unlimited_phrase(t: Text) -> frozenset[str]:
+    """"제한 없이" and "no limit" say "무제한" and "unlimited" (the stems chunks write)."""
+    out = set()
+    for a, b in zip(t.tokens, t.tokens[1:], strict=False):
+        if a.norm == "제한" and b.norm in ("없", "없이"):
+            out.add("무제한")
+        elif a.text.lower() in ("no", "without") and b.norm == "limit":
+            out.add("unlimit")
+    return frozenset(out)
+
+
+def _answered_no(r: Text, q: Text, c: Text) -> frozenset[str]:
+    """What a "No, ..." reference denies of a yes/no question: the question's words it does
+    not repeat ("Can the youth pass be used on regional trains?" / "No, on buses only"),
+    less the claim's first two words (what it is about: "the youth pass", "유학생보험도")."""
+    first = r.tokens[0].text.lower() if r.tokens else ""
+    if first not in _ANSWERS or len(r.tokens) < 2 or not r.tokens[1].punct:
+        return frozenset()
+    subject = [t.norm for t in c.tokens if is_content(t)][:2]
+    return q.norms - r.norms - set(subject)

@@ -1,0 +1,114 @@
+"""Misattribution of one claim: the chunks that state its detail about another entity."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from ...engine.evidence import MisattributedSpan
+from ...judges.lexical.judge import answer_part
+from ...text import sentence_spans
+from .detail import Detail, distinguishing_detail
+from .tokens import Text, analyse, is_content, same_quantity, unit_of
+from .windows import markers_of, swaps_entity, windows
+
+__all__ = ["MAX_SPAN", "find_misattributions"]
+
+#: A detail spread wider than this in a chunk is marked by its first part only
+#: (the span covers the numbers, codes and names; the words only when there are none).
+MAX_SPAN = 120
+
+
+def match(d: Detail, chunk: Text, idx: list[int], outside: frozenset[str],
+          swapped: bool) -> list[int] | None:
+    """Token indices of the detail inside the ``chunk`` window (token positions ``idx``), or
+    None when the window does not state the detail about another entity. ``swapped``: the
+    window puts another entity in the asked one's place (``swaps_entity``)."""
+    if not idx:
+        return None
+    norms = {chunk.tokens[i].norm for i in idx if is_content(chunk.tokens[i])}
+    hits: list[int] = []
+    for q in d.quantities:
+        found = [p for p in chunk.quantities if p.pos in idx and same_quantity(q, p)]
+        if not found:
+            return None
+        p = found[0]
+        hits.append(p.pos)
+        if p.pos + 1 < len(chunk.tokens) and p.unit and not chunk.tokens[p.pos + 1].stop:
+            hits.append(p.pos + 1)
+    for n in d.names:
+        at = [i for i in idx if chunk.tokens[i].norm == n]
+        if not at:
+            return None
+        hits.append(at[0])
+    present = d.words & norms
+    # Words are paraphrased ("includes", "cannot"): half of them (rounded down) with a number
+    # or name, none beside a specific one ("lifted the maximum level to 70" / "raised the
+    # level cap to 70"), else two thirds and at least two.
+    # Beside another entity in the asked one's place, one word is enough ("싱가포르 리전에
+    # 보관" / "싱가포르 리전에 저장").
+    if d.hard:
+        need: float = 0 if d.specific or swapped else len(d.words) // 2
+    else:
+        need = max(1, len(d.words) // 2) if swapped else max(2, 2 * len(d.words) / 3)
+    if d.words and len(present) < need:
+        return None
+    if not hits:  # no number or name: the words are the detail
+        hits = [i for i in idx if chunk.tokens[i].norm in present]
+    lacks_qty = any(not any(p.pos in idx and same_quantity(q, p) for p in chunk.quantities)
+                    for q in d.anchor_quantities)
+    if not lacks_qty and (not d.anchor or d.anchor <= norms):
+        return None  # the window names what the claim is about: not another entity
+    if not (d.specific or swapped) and not (d.anchor | d.topic) & norms \
+            and len(present) < (2 if d.hard else 3):
+        return None  # nothing of the claim's topic: a small detail only happens to occur there
+    # Something in the window the claim, question and reference do not name: a word, or
+    # another value of the claim's own numbered entity ("2학기" where it asks about "1학기",
+    # "Zone 1" where it asks about "Zone 2").
+    if not norms - outside and not (lacks_qty and any(
+            p.pos in idx and p.value != q.value and (
+                unit_of(p)[0] == unit_of(q)[0]
+                or (head != "" and p.pos > 0 and chunk.tokens[p.pos - 1].norm == head))
+            for q, head in zip(d.anchor_quantities, d.anchor_heads, strict=True)
+            for p in chunk.quantities)):
+        return None
+    return sorted(set(hits))
+
+
+def find_misattributions(claim: str, chunks: Sequence[str], reference: str,
+                         question: str = "", *,
+                         entailed_by: Collection[int] = ()) -> tuple[MisattributedSpan, ...]:
+    """One span per chunk that states the claim's wrong detail about another entity.
+    ``entailed_by``: the chunks the judge reads as entailing the (wrong) claim; only those
+    are looked at then, and only a window that swaps the entity counts."""
+    claim = answer_part(claim)  # "Can I ...? Yes, ...": the answer is the claim
+    d = distinguishing_detail(claim, reference, question)
+    if d is None:
+        return ()
+    c = analyse(claim)
+    asked = analyse(reference).norms | analyse(question).norms
+    outside = c.norms | asked
+    named = frozenset(t.norm for t in c.tokens if is_content(t) or t.kind == "num")
+    out: list[MisattributedSpan] = []
+    for j, text in enumerate(chunks):
+        if entailed_by and j not in entailed_by:
+            continue
+        chunk = analyse(text)
+        for a, b in sorted(windows(text), key=lambda w: w[1] - w[0]):
+            idx = [i for i, (s, e) in enumerate(chunk.spans) if s >= a and e <= b]
+            markers = frozenset().union(*(
+                markers_of(text, chunk, [i for i in idx if s <= chunk.spans[i][0] < e], s, e, asked)
+                for s, e in sentence_spans(text, a, b) or [(a, b)]))
+            # A claim that names what the window is about says that entity's fact (noise, or
+            # a comparison: "Unlike version 4.2, version 5.0 ..."), not another's.
+            if markers & named:
+                continue
+            swapped = swaps_entity(c, chunk, idx, asked, outside, d, markers)
+            hits = match(d, chunk, idx, outside, swapped)
+            if hits is None or (entailed_by and not swapped):
+                continue
+            start, end = chunk.spans[hits[0]][0], chunk.spans[hits[-1]][1]
+            if end - start > MAX_SPAN:
+                end = chunk.spans[hits[0]][1]
+            out.append(MisattributedSpan(j, start, end, text[start:end]))
+            break
+    return tuple(out)

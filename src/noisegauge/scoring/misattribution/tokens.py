@@ -1,0 +1,72 @@
+"""The lexical judge's tokens of a text, with their character spans, and how two quantities
+compare for misattribution (stricter than entailment: a detail must be the same amount)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ...judges.lexical.slots import acronym
+from ...judges.lexical.text import Quantity, Token, quantities, tokenize
+
+__all__ = ["Text", "analyse", "is_content", "same_quantity", "stated", "unit_of"]
+
+
+@dataclass(frozen=True)
+class Text:
+    tokens: tuple[Token, ...]
+    spans: tuple[tuple[int, int], ...]
+    quantities: tuple[Quantity, ...]
+
+    @property
+    def norms(self) -> frozenset[str]:
+        return frozenset(t.norm for t in self.tokens if not t.stop)
+
+
+@lru_cache(maxsize=8192)
+def analyse(text: str) -> Text:
+    toks = tokenize(text)
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for t in toks:  # tokens are verbatim substrings, in order
+        k = text.find(t.text, pos)
+        k = pos if k < 0 else k
+        spans.append((k, k + len(t.text)))
+        pos = k + len(t.text)
+    return Text(toks, tuple(spans), tuple(quantities(toks)))
+
+
+def unit_of(q: Quantity) -> tuple[str, frozenset[str]]:
+    unit, _, rate = q.unit.partition("/")
+    return unit, frozenset(rate.split("+")) if rate else frozenset()
+
+
+def same_quantity(a: Quantity, b: Quantity) -> bool:
+    """Same value, and units that agree ("$29 per month" is "$29 per user per month" said
+    shorter; "30 days" is not "30 users", and "15%" is not a bare "15")."""
+    if a.value != b.value:
+        return False
+    ua, ra = unit_of(a)
+    ub, rb = unit_of(b)
+    hard_a = bool(ua) and not ua.startswith("w:")
+    hard_b = bool(ub) and not ub.startswith("w:")
+    if hard_a != hard_b or (hard_a and ua != ub):
+        return False
+    if ua and ub and ua != ub:
+        return False  # two counted words: "12 이상" (12 or more) is not "12월"
+    return not ra or not rb or ra <= rb or rb <= ra
+
+
+def stated(x: Quantity, y: Quantity) -> bool:
+    """``y`` states ``x``: the same quantity, or the same value where neither has a unit but
+    the word after it ("Patch 2.3 lifted" / "Patch 2.3 raised")."""
+    def hard(q: Quantity) -> bool:
+        return bool(unit_of(q)[0]) and not unit_of(q)[0].startswith("w:")
+    # ("$2.00" is not stated by "Zone 2": a price is never a counted word)
+    return same_quantity(x, y) or (not hard(x) and not hard(y) and x.value == y.value)
+
+
+def is_content(t: Token) -> bool:
+    """A word that can name an entity: not a stopword, or an acronym ("US" of "US customers",
+    which the stopword list reads as "us")."""
+    return t.kind in ("word", "code") and (not t.stop or acronym(t))

@@ -1,0 +1,119 @@
+"""Where in a chunk a detail may have been read: windows (sentences, pairs, clauses), what a
+window is about (its markers), and whether it puts another entity in the asked one's place."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+
+from ...judges.lexical.slots import acronym, closed_class
+from ...judges.lexical.text import Token
+from ...text import sentence_spans
+from .detail import Detail
+from .tokens import Text, is_content, same_quantity
+
+__all__ = ["markers_of", "swaps_entity", "windows"]
+
+#: Where a sentence turns to another entity: "...; ...", ", while ...", "..., 반면 ...".
+_CLAUSE = re.compile(r";\s+|,\s+(?=(?:while|whereas|but)\b)|(?<=[며고면]),\s+|\s+반면(?:에)?,?\s+")
+
+
+def windows(text: str) -> list[tuple[int, int]]:
+    """Sentences, pairs of adjacent ones, and the clauses of a sentence that describes two
+    entities ("Dr. Osei sees patients on Tuesdays, while Dr. Brenner ...")."""
+    sents = sentence_spans(text) or [(0, len(text))]
+    clauses = []
+    for a, b in sents:
+        start = a
+        for m in _CLAUSE.finditer(text, a, b):
+            clauses.append((start, m.start()))
+            start = m.end()
+        if start > a:
+            clauses.append((start, b))
+    return clauses + sents + [(sents[k][0], sents[k + 1][1]) for k in range(len(sents) - 1)]
+
+
+def _runs(toks: Sequence[Token], idx: Sequence[int], keep: Collection[str]) -> list[list[int]]:
+    """Maximal runs of consecutive content tokens (positions in ``idx``) whose stems are not
+    in ``keep``: the words one text has where the other has none."""
+    runs: list[list[int]] = []
+    for n, i in enumerate(idx):
+        t = toks[i]
+        if not is_content(t) or t.norm in keep:
+            continue
+        if runs and runs[-1][-1] == idx[n - 1] and n > 0:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs
+
+
+def _beside(toks: Sequence[Token], idx: Sequence[int], run: list[int], step: int) -> str | None:
+    """The stem of the content token next to ``run`` on side ``step`` (skipping up to two
+    stopwords: "head of security"), or None."""
+    pos = idx.index(run[0] if step < 0 else run[-1]) + step
+    skipped = 0
+    while 0 <= pos < len(idx):
+        t = toks[idx[pos]]
+        if is_content(t) or t.kind == "num":
+            return t.norm
+        skipped += 1
+        if skipped > 2:
+            return None
+        pos += step
+    return None
+
+
+def _same_place(a: str | None, b: str | None) -> bool:
+    if not a or not b:
+        return False
+    # Korean compounds: "배송비" (shipping fee) and "배송" (shipping) head the same slot.
+    return a == b or (min(len(a), len(b)) >= 2 and not a.isascii() and not b.isascii()
+                      and (a.startswith(b) or b.startswith(a)))
+
+
+def _one_kind(a: Token, b: Token) -> bool:
+    ca = closed_class(a)
+    return (ca is not None and ca == closed_class(b)) or (acronym(a) and acronym(b))
+
+
+def swaps_entity(c: Text, chunk: Text, idx: list[int], asked: frozenset[str],
+             outside: frozenset[str], d: Detail, markers: frozenset[str]) -> bool:
+    """The window puts another entity where the claim names the asked one: a run of claim
+    words it lacks (holding a word of the question or reference) and a run of window words
+    nobody else states stand beside the same word, or are single words of one closed kind;
+    or the window is about something the claim does not name (``markers``: "Adult library
+    cards: ...", "Residents of Birch Tower have ...") and lacks something the claim asks
+    about (a word, or the numbered entity "2학기")."""
+    window = {chunk.tokens[i].norm for i in idx}
+    cidx = list(range(len(c.tokens)))
+    mine = [r for r in _runs(c.tokens, cidx, window) if any(c.tokens[i].norm in asked for i in r)]
+    if markers and (mine or any(
+            not any(p.pos in idx and same_quantity(q, p) for p in chunk.quantities)
+            for q in d.anchor_quantities)):
+        return True
+    theirs = _runs(chunk.tokens, idx, outside)
+    for r in mine:
+        for w in theirs:
+            if len(r) == 1 and len(w) == 1 and _one_kind(c.tokens[r[0]], chunk.tokens[w[0]]):
+                return True
+            if any(_same_place(_beside(c.tokens, cidx, r, s), _beside(chunk.tokens, idx, w, s))
+                   for s in (-1, 1)):
+                return True
+    return False
+
+
+def markers_of(text: str, chunk: Text, idx: list[int], a: int, b: int,
+             known: frozenset[str]) -> frozenset[str]:
+    """What the window is about, besides what the question and reference name: the words of
+    its heading ("VIP 회원 연회비:", "Model TR-220 (black):"), else its first such word ("Our
+    head of *sales* is ...", "Version *5.0* receives ...")."""
+    colon = text.find(":", a, b)
+    units = {q.pos + 1 for q in chunk.quantities if q.unit}  # "kg" of "7~15kg" names nothing
+    named = [i for i in idx if (is_content(chunk.tokens[i]) or chunk.tokens[i].kind == "num")
+             and chunk.tokens[i].norm not in known and i not in units]
+    if colon >= 0:
+        head = [i for i in idx if chunk.spans[i][1] <= colon]
+        if 0 < len(head) <= 6:
+            return frozenset(chunk.tokens[i].norm for i in named if i in head)
+    return frozenset(chunk.tokens[i].norm for i in named[:1])
