@@ -384,3 +384,28 @@ def test_every_labelled_split_keeps_its_precision_and_recall() -> None:
         elif flagged:
             false_alarms += 1
     assert false_alarms <= 2 and found / positives >= 0.85, (false_alarms, found, positives)
+
+
+def test_faq_labels_negated_claims_and_numbers_that_name_things() -> None:
+    """"Q:" is a label, not the entity a chunk is about; a claim that denies was not carried
+    from a window that asserts; "PayRollo 5.0" is not the "5" of "5 bank accounts"; a weekday
+    alone is a detail."""
+    chunks = ["Q: Do hourly staff get overtime? A: Yes, at 1.5x.",
+              "Q: How are salaried staff bonuses paid? A: Entered by hand before each pay run."]
+    q, ref = "Do hourly staff get overtime?", "Yes, hourly staff get overtime at 1.5x."
+    assert find_misattributions("Salaried staff bonuses are entered by hand before each pay run.",
+                                chunks, ref, q, entailed_by=[1]) == ()
+    rows = ["Lite plan: on-site installation included.", "Max plan: on-site installation."]
+    assert find_misattributions("No, the Lite plan does not include on-site installation.", rows,
+                                "The Lite plan includes on-site installation.",
+                                "Does the Lite plan include installation?") == ()
+    notes = ["PayRollo 4.2 notes: direct deposit split across up to 3 accounts.",
+             "PayRollo 5.0 notes: direct deposit split across up to 5 accounts."]
+    found = find_misattributions("From version 4.2, deposit can be split across 5 accounts.", notes,
+                                 "In PayRollo 4.2, deposit can be split across up to 3 accounts.",
+                                 "In PayRollo 4.2, how many accounts can deposit be split across?")
+    assert [m.chunk for m in found] == [1]
+    days = ["중앙관: 매주 월요일 휴관.", "동부 분관: 매주 화요일 휴관."]
+    found = find_misattributions("동부 분관은 매주 월요일에 휴관합니다.", days,
+                                 "동부 분관은 매주 화요일에 휴관합니다.", "동부 분관은 언제 쉬나요?")
+    assert [m.chunk for m in found] == [0]

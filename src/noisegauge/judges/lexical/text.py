@@ -347,8 +347,8 @@ def quantities(tokens: tuple[Token, ...]) -> list[Quantity]:
             unit = _UNITS[nxt]
         elif tok.kind == "num" and 1000 <= value <= 2100 and value == int(value) and "," not in tok.text:
             unit = "year"
-        elif prev in MONTHS or nxt in MONTHS:
-            unit = "date"
+        elif (prev in MONTHS and not tok.punct) or (nxt in MONTHS and not tokens[i + 1].punct):
+            unit = "date"  # "1 July", "July 1"; not the "60" of "1 July, 60 tiers"
         elif prev in ("version", "v", "버전"):
             unit = "version"
         if not unit and i + 2 < len(tokens) and tokens[i + 1].kind == "word" \

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...judges.lexical.slots import closed_class
 from ...judges.lexical.text import MONTHS, NEGATIONS, Quantity
 from .tokens import Text, analyse, is_content, stated, unit_of
 
-__all__ = ["UNLIMITED", "Detail", "distinguishing_detail"]
+__all__ = ["UNLIMITED", "Detail", "distinguishing_detail", "negated"]
 
 #: Korean bound nouns and auxiliaries the shared stopword list (English) does not hold: they
 #: say nothing about an entity, so they are never a detail ("할 수 있습니다", "동안").
@@ -67,6 +68,9 @@ def distinguishing_detail(claim: str, reference: str, question: str = "") -> Det
     denied = (_denied(r) | _answered_no(r, q, c)) if not _negations(c) else frozenset()
     # What the claim is about (its first two words: "Classic 관리 콘솔에서도") is never denied.
     subject = {t.norm for t in [t for t in c.tokens if is_content(t)][:2]}
+    # A leading answer word ("아니요, ...", "Yes, ...") says nothing about an entity.
+    if c.tokens and c.tokens[0].text.lower() in _ANSWERS | _YES:
+        in_qty.add(0)
     for i, t in enumerate(c.tokens):
         if t.stop or i in in_qty or t.kind == "num":
             continue
@@ -83,7 +87,9 @@ def distinguishing_detail(claim: str, reference: str, question: str = "") -> Det
     anchor = frozenset(content & known) - words
     topic = frozenset(content - anchor - names - words)
     qty = tuple(x for x in qty if x not in known_qty)  # a number the question asks about
-    if not qty and not names and len(words) < 2:
+    # One word is detail enough when it is a weekday, season or colour ("월요일" for "화요일").
+    if not qty and not names and len(words) < 2 \
+            and not any(closed_class(t) and t.norm in words for t in c.tokens):
         return None
     heads = tuple(c.tokens[x.pos - 1].norm if x.pos > 0 and is_content(c.tokens[x.pos - 1]) else ""
                   for x in known_qty)
@@ -92,6 +98,7 @@ def distinguishing_detail(claim: str, reference: str, question: str = "") -> Det
 
 #: A leading answer word ("No, ...", "아니요, ...") is not the negation of what follows.
 _ANSWERS = frozenset(["no", "nope", "아니요", "아니오", "아뇨"])
+_YES = frozenset(["yes", "yeah", "네", "예"])
 #: Particles that end a Korean topic or place phrase ("R3에는"): what follows is the predicate.
 _KO_TOPIC_ENDS = ("에는", "에서는", "은", "는", "이", "가", "에")
 
@@ -138,3 +145,19 @@ def _answered_no(r: Text, q: Text, c: Text) -> frozenset[str]:
         return frozenset()
     subject = [t.norm for t in c.tokens if is_content(t)][:2]
     return q.norms - r.norms - set(subject)
+
+
+def negated(t: Text) -> bool:
+    """The text denies something ("not", "없어", "미지원", "불가"), a leading "No," and a
+    limit denied ("no limit", "제한 없이": the unlimited value) aside."""
+    toks = t.tokens
+    for i, tok in enumerate(toks):
+        if i == 0 and tok.text.lower() in _ANSWERS:
+            continue
+        if not (tok.text.lower() in NEGATIONS or (tok.hangul and tok.text.startswith(
+                ("않", "없", "못", "불가", "미지원", "미제공")))):
+            continue
+        near = {toks[k].norm for k in (i - 1, i + 1) if 0 <= k < len(toks)}
+        if not near & {"limit", "제한"}:
+            return True
+    return False

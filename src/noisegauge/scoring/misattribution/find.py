@@ -7,8 +7,8 @@ from collections.abc import Collection, Sequence
 from ...engine.evidence import MisattributedSpan
 from ...judges.lexical.judge import answer_part
 from ...text import sentence_spans
-from .detail import Detail, distinguishing_detail
-from .tokens import Text, analyse, is_content, same_quantity, unit_of
+from .detail import Detail, distinguishing_detail, negated
+from .tokens import Text, analyse, is_content, name_keys, same_quantity, unit_of
 from .windows import markers_of, swaps_entity, windows
 
 __all__ = ["MAX_SPAN", "find_misattributions"]
@@ -87,7 +87,8 @@ def find_misattributions(claim: str, chunks: Sequence[str], reference: str,
     c = analyse(claim)
     asked = analyse(reference).norms | analyse(question).norms
     outside = c.norms | asked
-    named = frozenset(t.norm for t in c.tokens if is_content(t) or t.kind == "num")
+    named = frozenset(name_keys(c, range(len(c.tokens))).values())
+    denies = negated(c)
     out: list[MisattributedSpan] = []
     for j, text in enumerate(chunks):
         if entailed_by and j not in entailed_by:
@@ -95,6 +96,10 @@ def find_misattributions(claim: str, chunks: Sequence[str], reference: str,
         chunk = analyse(text)
         for a, b in sorted(windows(text), key=lambda w: w[1] - w[0]):
             idx = [i for i, (s, e) in enumerate(chunk.spans) if s >= a and e <= b]
+            # A claim that denies ("방문 설치도 지원되지 않습니다") was not carried from a window
+            # that asserts the same words.
+            if denies and not negated(analyse(text[a:b])):
+                continue
             markers = frozenset().union(*(
                 markers_of(text, chunk, [i for i in idx if s <= chunk.spans[i][0] < e], s, e, asked)
                 for s, e in sentence_spans(text, a, b) or [(a, b)]))

@@ -3,13 +3,14 @@ compare for misattribution (stricter than entailment: a detail must be the same 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from ...judges.lexical.slots import acronym
 from ...judges.lexical.text import Quantity, Token, quantities, tokenize
 
-__all__ = ["Text", "analyse", "is_content", "same_quantity", "stated", "unit_of"]
+__all__ = ["Text", "analyse", "is_content", "name_keys", "same_quantity", "stated", "unit_of"]
 
 
 @dataclass(frozen=True)
@@ -62,11 +63,36 @@ def stated(x: Quantity, y: Quantity) -> bool:
     the word after it ("Patch 2.3 lifted" / "Patch 2.3 raised")."""
     def hard(q: Quantity) -> bool:
         return bool(unit_of(q)[0]) and not unit_of(q)[0].startswith("w:")
-    # ("$2.00" is not stated by "Zone 2": a price is never a counted word)
-    return same_quantity(x, y) or (not hard(x) and not hard(y) and x.value == y.value)
+    # ("$2.00" is not stated by "Zone 2": a price is never a counted word; a version is
+    # stated by its bare number: "version 4.2" by "PayRollo 4.2", "3.1에서" by "v3.1")
+    soft_x = not hard(x) or unit_of(x)[0] == "version"
+    soft_y = not hard(y) or unit_of(y)[0] == "version"
+    return same_quantity(x, y) or (soft_x and soft_y and x.value == y.value)
 
 
 def is_content(t: Token) -> bool:
     """A word that can name an entity: not a stopword, or an acronym ("US" of "US customers",
     which the stopword list reads as "us")."""
     return t.kind in ("word", "code") and (not t.stop or acronym(t))
+
+
+def name_keys(t: Text, idx: Sequence[int]) -> dict[int, str]:
+    """What each content word or number among ``idx`` names, for telling whether two texts
+    name the same thing: a word by its stem; a number by its value and unit, or, without a
+    real unit, by the word before it ("Zone 2" is not the "2" of "2 bank accounts", and
+    "PayRollo 5.0" not the "5" of "5 bank accounts")."""
+    by_pos = {q.pos: q for q in t.quantities}
+    out: dict[int, str] = {}
+    for i in idx:
+        tok = t.tokens[i]
+        if tok.kind == "num":
+            q = by_pos.get(i)
+            unit = unit_of(q)[0] if q is not None else ""
+            if unit and not unit.startswith("w:"):
+                out[i] = f"#{q.value if q is not None else tok.norm}:{unit}"
+            else:
+                before = t.tokens[i - 1].norm if i > 0 else ""
+                out[i] = f"#{tok.norm}@{before}"
+        elif is_content(tok):
+            out[i] = tok.norm
+    return out

@@ -10,7 +10,7 @@ from ...judges.lexical.slots import acronym, closed_class
 from ...judges.lexical.text import Token
 from ...text import sentence_spans
 from .detail import Detail
-from .tokens import Text, is_content, same_quantity
+from .tokens import Text, is_content, name_keys, same_quantity
 
 __all__ = ["markers_of", "swaps_entity", "windows"]
 
@@ -103,6 +103,9 @@ def swaps_entity(c: Text, chunk: Text, idx: list[int], asked: frozenset[str],
     return False
 
 
+_LABELS = [[w] for w in ("q", "a", "faq", "question", "answer", "note", "질문", "답변", "답", "참고")]
+
+
 def markers_of(text: str, chunk: Text, idx: list[int], a: int, b: int,
              known: frozenset[str]) -> frozenset[str]:
     """What the window is about, besides what the question and reference name: the words of
@@ -110,10 +113,13 @@ def markers_of(text: str, chunk: Text, idx: list[int], a: int, b: int,
     head of *sales* is ...", "Version *5.0* receives ...")."""
     colon = text.find(":", a, b)
     units = {q.pos + 1 for q in chunk.quantities if q.unit}  # "kg" of "7~15kg" names nothing
-    named = [i for i in idx if (is_content(chunk.tokens[i]) or chunk.tokens[i].kind == "num")
-             and chunk.tokens[i].norm not in known and i not in units]
+    keys = name_keys(chunk, idx)
+    named = [i for i in idx if i in keys and chunk.tokens[i].norm not in known and i not in units]
     if colon >= 0:
         head = [i for i in idx if chunk.spans[i][1] <= colon]
+        # "Q: ...", "A: ...", "질문: ...": a label, not what the window is about
+        if [chunk.tokens[i].text.lower() for i in head] in _LABELS:
+            head = []
         if 0 < len(head) <= 6:
-            return frozenset(chunk.tokens[i].norm for i in named if i in head)
-    return frozenset(chunk.tokens[i].norm for i in named[:1])
+            return frozenset(keys[i] for i in named if i in head)
+    return frozenset(keys[i] for i in named[:1])
