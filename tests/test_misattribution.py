@@ -125,22 +125,31 @@ def test_resumed_rows_keep_their_misattribution(tmp_path: Path) -> None:
     assert rebuilt.to_row() == first.results[0].to_row()
 
 
+def _labelled(cases: list[dict[str, Any]]) -> list[tuple[dict[str, Any], list[dict[str, Any]],
+                                                             set[int]]]:
+    """Each labelled case with the response claims on its labelled sentence and the chunks
+    they are flagged as misattributed from (the whole pipeline, default judge)."""
+    rows = evaluate([{k: c[k] for k in ("user_input", "response", "reference",
+                                        "retrieved_contexts")} for c in cases],
+                    cache=False, progress=False).rows()
+    out = []
+    for case, row in zip(cases, rows, strict=True):
+        a = case["response"].index(case["claim"])
+        b = a + len(case["claim"])
+        spans = [(c, locate(c["text"], case["response"])) for c in row["response_claims"]]
+        claims = [c for c, sp in spans if sp is not None and sp[0] < b and sp[1] > a]
+        out.append((case, claims, {j for c in claims for j in c["misattributed_from"]}))
+    return out
+
+
 def test_labelled_set_precision_and_in_scope_recall() -> None:
     """Every true hallucination stays unflagged; of the misattributed claims the judge leaves
     as hallucinations (in scope), at least 90% are found with the right chunk, and so are 90%
     of all of them (the judge does not take a claim about one entity as said of another)."""
     cases = [json.loads(x) for x in DATA.read_text(encoding="utf-8").splitlines() if x.strip()]
     assert len(cases) >= 40 and {c["lang"] for c in cases} == {"en", "ko"}
-    rows = list(evaluate([{k: c[k] for k in ("user_input", "response", "reference",
-                                             "retrieved_contexts")} for c in cases],
-                         cache=False, progress=False).rows())
     false_alarms, in_scope, found, positives = [], 0, 0, 0
-    for case, row in zip(cases, rows, strict=True):
-        a = case["response"].index(case["claim"])
-        b = a + len(case["claim"])
-        spans = [(c, locate(c["text"], case["response"])) for c in row["response_claims"]]
-        claims = [c for c, sp in spans if sp is not None and sp[0] < b and sp[1] > a]
-        flagged = {j for c in claims for j in c["misattributed_from"]}
+    for case, claims, flagged in _labelled(cases):
         if not case["misattributed_from"]:
             if flagged:
                 false_alarms.append(case["id"])
@@ -368,16 +377,8 @@ def test_every_labelled_split_keeps_its_precision_and_recall() -> None:
     cases = [json.loads(x) for path in sorted(DATA.parent.glob("misattribution*.jsonl"))
              for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
     assert len(cases) >= 600
-    rows = evaluate([{k: c[k] for k in ("user_input", "response", "reference",
-                                        "retrieved_contexts")} for c in cases],
-                    cache=False, progress=False).rows()
     false_alarms, found, positives = 0, 0, 0
-    for case, row in zip(cases, rows, strict=True):
-        a = case["response"].index(case["claim"])
-        b = a + len(case["claim"])
-        flagged = {j for c in row["response_claims"]
-                   if (sp := locate(c["text"], case["response"])) and sp[0] < b and sp[1] > a
-                   for j in c["misattributed_from"]}
+    for case, _, flagged in _labelled(cases):
         if case["misattributed_from"]:
             positives += 1
             found += case["misattributed_from"][0] in flagged
