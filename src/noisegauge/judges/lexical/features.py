@@ -16,6 +16,7 @@ from functools import lru_cache
 from itertools import pairwise
 
 from ...text import sentence_spans
+from .quantity import Quantity, quantities
 from .slots import (
     colour_swap,
     heading_swap,
@@ -24,7 +25,7 @@ from .slots import (
     titled_swap,
     value_of_another,
 )
-from .text import MONTHS, NEGATIONS, Quantity, Token, quantities, tokenize
+from .text import MONTHS, NEGATIONS, Token, tokenize
 
 __all__ = ["FEATURES", "MONOTONE", "Alignment", "Analysis", "Cues", "align", "analyse",
            "pair_features"]

@@ -25,7 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from .text import MONTHS, Quantity, Token
+from .quantity import Quantity
+from .text import MONTHS, Token
 
 if TYPE_CHECKING:
     from .features import Analysis

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...judges.lexical.quantity import Quantity
 from ...judges.lexical.slots import closed_class
-from ...judges.lexical.text import MONTHS, NEGATIONS, Quantity
+from ...judges.lexical.text import MONTHS, NEGATIONS
 from .tokens import Text, analyse, is_content, stated, unit_of
 
 __all__ = ["UNLIMITED", "Detail", "distinguishing_detail", "negated"]

@@ -7,8 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ...judges.lexical.quantity import Quantity, quantities
 from ...judges.lexical.slots import acronym
-from ...judges.lexical.text import Quantity, Token, quantities, tokenize
+from ...judges.lexical.text import Token, tokenize
 
 __all__ = ["Text", "analyse", "is_content", "name_keys", "same_quantity", "stated", "unit_of"]
 

@@ -1,0 +1,221 @@
+"""Numbers with their units in a token stream: "30 days", "$49 per month", "1만 8천 원",
+"18:00", "the 5th", "v2.3". Compared by value and unit, never as text."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .text import _NUMBER_WORDS, MONTHS, Token, _ko_stem, _parse_number
+
+__all__ = ["UNITS", "Quantity", "quantities"]
+
+# Units and their canonical names; plural and Korean forms map to the same name.
+UNITS = {
+    "%": "percent", "percent": "percent", "percentage": "percent", "퍼센트": "percent",
+    "$": "usd", "dollar": "usd", "dollars": "usd", "usd": "usd", "달러": "usd",
+    "€": "eur", "euro": "eur", "euros": "eur", "eur": "eur", "£": "gbp", "pound": "gbp",
+    "pounds": "gbp", "¥": "jpy", "yen": "jpy", "₩": "krw", "won": "krw", "원": "krw",
+    "second": "second", "seconds": "second", "sec": "second", "초": "second",
+    "minute": "minute", "minutes": "minute", "min": "minute", "분": "minute",
+    "hour": "hour", "hours": "hour", "hr": "hour", "hrs": "hour", "시간": "hour",
+    "day": "day", "days": "day", "일": "day", "영업일": "day", "일간": "day", "년간": "year",
+    "개월간": "month", "주간": "week", "week": "week", "weeks": "week", "주": "week",
+    "month": "month", "months": "month", "개월": "month", "달": "month",
+    "year": "year", "years": "year", "yr": "year", "년": "year",
+    "gb": "gb", "mb": "mb", "kb": "kb", "tb": "tb", "kg": "kg", "g": "g", "mg": "mg",
+    "km": "km", "m": "m", "cm": "cm", "mm": "mm", "mile": "mile", "miles": "mile",
+    "user": "user", "users": "user", "seat": "user", "seats": "user", "명": "user",
+    "times": "times", "x": "times", "배": "times", "version": "version", "버전": "version",
+    "million": "million", "billion": "billion", "trillion": "trillion",
+}
+_CURRENCY_SIGNS = {"$", "€", "£", "¥", "₩"}
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number with its unit (``""`` when none was found), e.g. 30 day, 49.99 usd, 2.3 version."""
+
+    value: float
+    unit: str
+    pos: int  # index of the token carrying the number
+
+
+#: Korean number words that multiply the number before them: "1만 8천 원" is 18,000 won.
+_KO_MULTIPLIERS = {"억": 100_000_000, "만": 10_000, "천": 1_000, "백": 100}
+
+
+def _ko_compound(tokens: tuple[Token, ...], i: int) -> tuple[float, str, int] | None:
+    """"1만 8천 원" from token ``i``: the value, the unit said after it ("원"), and the index
+    of the last token used; None when no multiplier follows the number."""
+    total, k, last = 0.0, i, -1
+    rest = ""
+    while k + 1 < len(tokens) and tokens[k].kind == "num":
+        nxt = tokens[k + 1].text
+        mult = _KO_MULTIPLIERS.get(nxt[:1])
+        v = _parse_number(tokens[k].text)
+        if mult is None or v is None or (last >= 0 and mult >= last):
+            break
+        total += v * mult
+        last, rest, k = mult, nxt[1:], k + 2
+        if rest:
+            break  # "8천원": the unit is in the same word
+    if last < 0:
+        return None
+    if not rest and k + 1 < len(tokens) and tokens[k].kind == "num" \
+            and _ko_stem(tokens[k + 1].text) in UNITS:
+        total += _parse_number(tokens[k].text) or 0.0  # "2만 3,000원"
+        rest, k = tokens[k + 1].text, k + 2
+    elif not rest and k < len(tokens) and tokens[k].hangul:
+        rest, k = tokens[k].text, k + 1
+    unit = UNITS.get(_ko_stem(rest), "") if rest else ""
+    return total, unit, k - 1
+
+
+_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$", re.IGNORECASE)
+#: Korean words before an hour that say which half of the day it is in ("오후 6시" is 18:00).
+_KO_PM = frozenset(["오후", "저녁", "밤"])
+_KO_AM = frozenset(["오전", "아침", "새벽"])
+
+
+def _clock(tokens: tuple[Token, ...], i: int) -> tuple[float, int] | None:
+    """A time of day at token ``i`` as hours since midnight ("18:00", "7 p.m.", "6pm",
+    "오후 6시"), and the index of its last token; None when it is none."""
+    tok = tokens[i]
+    if tok.kind != "num":
+        return None
+    if ":" in tok.text:
+        h, _, m = tok.text.partition(":")
+        return int(h) + int(m) / 60, i
+    v = _parse_number(tok.text)
+    if v is None or v > 24:
+        return None
+    nxt = tokens[i + 1].text.lower() if i + 1 < len(tokens) else ""
+    half = ""
+    last = i + 1
+    if nxt in ("a", "p") and i + 2 < len(tokens) and tokens[i + 2].text.lower() == "m" \
+            and not tokens[i + 1].punct:
+        half, last = nxt, i + 2
+    elif nxt in ("am", "pm"):
+        half = nxt[0]
+    elif nxt.startswith("시") and tokens[i + 1].hangul and not nxt.startswith("시간"):
+        prev = tokens[i - 1].norm if i > 0 else ""
+        half = "p" if prev in _KO_PM else "a" if prev in _KO_AM else ""
+        if not half:
+            return v, last  # "18시", "10시": the hour as written
+    if not half:
+        return None
+    return v % 12 + (12 if half == "p" else 0), last
+
+
+def quantities(tokens: tuple[Token, ...]) -> list[Quantity]:
+    """Numbers with units: the next token's unit, else a preceding currency sign or month."""
+    found: list[Quantity] = []
+    skip = -1
+    for i, tok in enumerate(tokens):
+        value: float | None
+        if i <= skip:
+            continue
+        compound = _ko_compound(tokens, i) if tok.kind == "num" else None
+        if compound is not None:
+            value, unit, skip = compound
+            found.append(Quantity(value, unit, i))
+            continue
+        clock = _clock(tokens, i)
+        if clock is not None:
+            found.append(Quantity(clock[0], "clock", i))
+            skip = clock[1]
+            continue
+        if tok.kind == "word" and _ORDINAL.match(tok.text):  # "the 5th" is not "the 20th"
+            found.append(Quantity(float(_ORDINAL.match(tok.text).group(1)), "ordinal", i))  # type: ignore[union-attr]
+            continue
+        if tok.kind == "num":
+            if tok.norm.startswith("v"):
+                found.append(Quantity(_version_value(tok.norm), "version", i))
+                continue
+            value = _parse_number(tok.text)
+        elif tok.kind == "word" and tok.text.lower() in _NUMBER_WORDS:
+            value = float(_NUMBER_WORDS[tok.text.lower()])
+        else:
+            continue
+        if value is None:
+            continue
+        unit = ""
+        nxt = _unit_key(tokens[i + 1]) if i + 1 < len(tokens) else ""
+        prev = tokens[i - 1].text.lower() if i > 0 else ""
+        after = i + 2  # first token after the unit, where a rate ("per month") may follow
+        if prev in _CURRENCY_SIGNS:
+            unit, after = UNITS[prev], i + 1
+        elif nxt in UNITS:
+            unit = UNITS[nxt]
+        elif tok.kind == "num" and 1000 <= value <= 2100 and value == int(value) and "," not in tok.text:
+            unit = "year"
+        elif (prev in MONTHS and not tok.punct) or (nxt in MONTHS and not tokens[i + 1].punct):
+            unit = "date"  # "1 July", "July 1"; not the "60" of "1 July, 60 tiers"
+        elif prev in ("version", "v", "버전"):
+            unit = "version"
+        if not unit and i + 2 < len(tokens) and tokens[i + 1].kind == "word" \
+                and not tokens[i + 1].stop and not tokens[i + 1].hangul \
+                and UNITS.get(_unit_key(tokens[i + 2])) in _TIME_UNITS:
+            unit, after = str(UNITS[_unit_key(tokens[i + 2])]), i + 3  # "one business day"
+        if not unit and i + 1 < len(tokens) and tokens[i + 1].kind == "word" \
+                and not tokens[i + 1].stop:
+            unit = "w:" + tokens[i + 1].norm  # "5 employees": the counted noun is the unit
+        if tok.kind == "word" and not unit:
+            continue  # "one" without a unit is usually a pronoun, not a quantity
+        rate = _rate(tokens, after, prev)
+        found.append(Quantity(value, f"{unit}/{rate}" if unit and rate else unit, i))
+    return found
+
+
+_PER = frozenset(["per", "a", "an", "each", "every"])
+_KO_RATE = {"월": "month", "매월": "month", "월간": "month", "연": "year", "매년": "year",
+            "연간": "year", "년간": "year", "주간": "week", "매주": "week", "일간": "day", "매일": "day"}
+_TIME_UNITS = frozenset(["second", "minute", "hour", "day", "week", "month", "year"])
+_RATE_UNITS = _TIME_UNITS | {"user", "seat"}
+_ADVERB_RATE = {"monthly": "month", "annually": "year", "yearly": "year", "weekly": "week",
+                "daily": "day", "hourly": "hour"}
+
+
+def _rate(tokens: tuple[Token, ...], j: int, prev: str) -> str:
+    """"$49 per month", "$49/month", "$49 monthly", "월 49달러" -> "month"; several rates
+    ("$29 per user per month") -> "month+user" (sorted; a seat is a user)."""
+    found: set[str] = set()
+    while j < len(tokens) and len(found) < 3:
+        w = tokens[j].text.lower()
+        step = 1
+        if w in _PER and j + 1 < len(tokens):
+            w, step = _unit_key(tokens[j + 1]), 2
+        elif w in _ADVERB_RATE:
+            found.add(_ADVERB_RATE[w])
+            j += 1
+            continue
+        else:
+            w = _unit_key(tokens[j])
+        unit = UNITS.get(w)
+        if unit not in _RATE_UNITS or (step == 1 and found):
+            break  # "$49 month" once, but "per user month" is not a second rate
+        found.add("user" if unit == "seat" else str(unit))
+        j += step
+    if not found and prev in _KO_RATE:
+        found.add(_KO_RATE[prev])
+    return "+".join(sorted(found))
+
+
+_LATIN_UNIT_KO = re.compile(r"^([a-z%]+)[\uac00-\ud7a3]")
+
+
+def _unit_key(tok: Token) -> str:
+    low = tok.text.lower()
+    if low not in UNITS and tok.norm not in UNITS:
+        m = _LATIN_UNIT_KO.match(low)  # "4kg이면": the unit with a Korean ending
+        if m and m.group(1) in UNITS:
+            return m.group(1)
+    return tok.norm if low not in UNITS and tok.norm in UNITS else low
+
+
+def _version_value(norm: str) -> float:
+    try:
+        return float(norm[1:]) if norm.count(".") <= 1 else float(norm[1:].split(".")[0])
+    except ValueError:
+        return -1.0
