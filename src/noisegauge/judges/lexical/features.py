@@ -16,7 +16,7 @@ from functools import lru_cache
 from itertools import pairwise
 
 from ...text import sentence_spans
-from .quantity import Quantity, quantities
+from .quantity import Quantity, no_limit, quantities
 from .slots import (
     colour_swap,
     heading_swap,
@@ -452,13 +452,8 @@ _NO_AMOUNT: dict[str, frozenset[str]] = {"unlimit": frozenset(), "무제한": fr
 
 
 def _says(text: Analysis, stem: str) -> bool:
-    if stem in text.norms:
-        return True
     # "without limit", "no limit", "제한 없이": unlimited said in two words
-    return stem in ("unlimit", "무제한") and any(
-        (a.norm in ("limit", "제한") and b.norm in ("없", "없이")) or
-        (a.text.lower() in ("no", "without") and b.norm == "limit")
-        for a, b in zip(text.tokens, text.tokens[1:], strict=False))
+    return stem in text.norms or (stem in ("unlimit", "무제한") and bool(no_limit(text.tokens)))
 
 
 def _neg_conflict(prem: Analysis, s: int, claim_words: set[str], claim_neg: frozenset[str]) -> bool:

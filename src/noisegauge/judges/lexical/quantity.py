@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from .text import _NUMBER_WORDS, MONTHS, Token, _ko_stem, _parse_number
 
-__all__ = ["UNITS", "Quantity", "quantities"]
+__all__ = ["UNITS", "Quantity", "no_limit", "quantities"]
 
 # Units and their canonical names; plural and Korean forms map to the same name.
 UNITS = {
@@ -219,3 +221,15 @@ def _version_value(norm: str) -> float:
         return float(norm[1:]) if norm.count(".") <= 1 else float(norm[1:].split(".")[0])
     except ValueError:
         return -1.0
+
+
+def no_limit(tokens: Sequence[Token]) -> frozenset[str]:
+    """"Unlimited" said in two words: "제한 없이" gives "무제한", "no limit" and "without limit"
+    give "unlimit" (the stems a text that says it in one word has)."""
+    out = set()
+    for a, b in pairwise(tokens):
+        if a.norm == "제한" and b.norm in ("없", "없이"):
+            out.add("무제한")
+        elif a.text.lower() in ("no", "without") and b.norm == "limit":
+            out.add("unlimit")
+    return frozenset(out)

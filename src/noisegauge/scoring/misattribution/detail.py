@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...judges.lexical.quantity import Quantity
+from ...judges.lexical.quantity import Quantity, no_limit
 from ...judges.lexical.slots import closed_class
 from ...judges.lexical.text import MONTHS, NEGATIONS
 from .tokens import Text, analyse, is_content, stated, unit_of
@@ -83,7 +83,7 @@ def distinguishing_detail(claim: str, reference: str, question: str = "") -> Det
             names.add(t.norm)
         elif t.kind == "word" and not (t.hangul and (len(t.norm) < 2 or t.norm in _KO_FUNCTION)):
             words.add(t.norm)
-    names |= _unlimited_phrase(c) - known
+    names |= no_limit(c.tokens) - known
     content = {t.norm for i, t in enumerate(c.tokens) if not t.stop and i not in in_qty}
     anchor = frozenset(content & known) - words
     topic = frozenset(content - anchor - names - words)
@@ -124,17 +124,6 @@ def _denied(r: Text) -> frozenset[str]:
                       and r.tokens[i].text.endswith(_KO_TOPIC_ENDS)), 0)
         return frozenset(t.norm for t in r.tokens[start:k] if not t.stop)
     return frozenset(t.norm for t in r.tokens[k + 1:] if not t.stop)
-
-
-def _unlimited_phrase(t: Text) -> frozenset[str]:
-    """"제한 없이" and "no limit" say "무제한" and "unlimited" (the stems chunks write)."""
-    out = set()
-    for a, b in zip(t.tokens, t.tokens[1:], strict=False):
-        if a.norm == "제한" and b.norm in ("없", "없이"):
-            out.add("무제한")
-        elif a.text.lower() in ("no", "without") and b.norm == "limit":
-            out.add("unlimit")
-    return frozenset(out)
 
 
 def _answered_no(r: Text, q: Text, c: Text) -> frozenset[str]:

@@ -103,7 +103,7 @@ def swaps_entity(c: Text, chunk: Text, idx: list[int], asked: frozenset[str],
     return False
 
 
-_LABELS = [[w] for w in ("q", "a", "faq", "question", "answer", "note", "질문", "답변", "답", "참고")]
+_LABELS = frozenset(["q", "a", "faq", "question", "answer", "note", "질문", "답변", "답", "참고"])
 
 
 def markers_of(text: str, chunk: Text, idx: list[int], a: int, b: int,
@@ -118,7 +118,7 @@ def markers_of(text: str, chunk: Text, idx: list[int], a: int, b: int,
     if colon >= 0:
         head = [i for i in idx if chunk.spans[i][1] <= colon]
         # "Q: ...", "A: ...", "질문: ...": a label, not what the window is about
-        if [chunk.tokens[i].text.lower() for i in head] in _LABELS:
+        if len(head) == 1 and chunk.tokens[head[0]].text.lower() in _LABELS:
             head = []
         if 0 < len(head) <= 6:
             return frozenset(keys[i] for i in named if i in head)
