@@ -65,6 +65,16 @@ def test_unrelated_claim_is_not_placed() -> None:
     assert locate("", RESPONSE) is None and locate("x", "") is None
 
 
+def test_a_bare_answers_claim_is_found_by_its_answer() -> None:
+    # The lexical judge puts the question before a bare answer; the response holds only the
+    # answer, and the question's words must not pull the overlap under its floor.
+    text = "B형은 만 55세부터 연금을 수령하실 수 있습니다."
+    claim = "하나로 연금저축 B형은 몇 살부터 연금을 받을 수 있나요? " + text
+    assert locate(claim, text) == (0, len(text))
+    a, b = locate("Which plan has SSO? Only Enterprise", "Only **Enterprise** does.")
+    assert "Enterprise" in "Only **Enterprise** does."[a:b]
+
+
 def test_korean_claims_align_on_stems() -> None:
     text = "Team 요금제는 14일 무료 체험을 제공합니다. 카드 등록은 필요하지 않습니다."
     a, b = locate("Team 요금제의 무료 체험은 14일입니다", text)

@@ -126,4 +126,11 @@ def locate(claim: str, text: str) -> Span | None:
     """Span of ``claim`` in ``text``: exact, normalised, else the best-overlap unit."""
     if not claim.strip() or not text:
         return None
-    return _exact(claim.strip(), text) or best_unit(claim, text)
+    found = _exact(claim.strip(), text)
+    # A bare answer's claim carries its question ("How old …? From 55."): the answer part
+    # is what the response says, and the question's words only dilute the overlap.
+    _, sep, answer = claim.rpartition("? ")
+    if sep and answer.strip():
+        return found or _exact(answer.strip(), text) or best_unit(answer, text) \
+            or best_unit(claim, text)
+    return found or best_unit(claim, text)
