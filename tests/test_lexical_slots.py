@@ -146,3 +146,53 @@ def test_codes_and_headings() -> None:
 def test_one_time_of_day_written_two_ways_is_no_mismatch(premise: str, claim: str) -> None:
     """"18:00", "6 pm" and "오후 6시" are one time: no number cue (the overlap decides)."""
     assert JUDGE.explain(premise, claim).reason != "number"
+
+
+@pytest.mark.parametrize(("premise", "claim", "contradicted"), [
+    ("No. Basic uses password login only; SAML SSO is included on the Business tier.",
+     "Yes, Basic includes SAML SSO.", True),
+    ("아니요, 서울권 한빛패스는 시내버스와 지하철만 이용 가능합니다.",
+     "네, 서울권 한빛패스로도 광역버스를 이용하실 수 있습니다.", True),
+    ("Yes, the R5 has a mop.", "No, the R5 has no mop.", True),
+    # the same answer, or no answer word: the overlap decides as before
+    ("No. Basic uses password login only.", "No, Basic uses password login only.", False),
+    ("No fee is charged for transfers.", "Yes, transfers are free.", False),
+    ("네 가지 요금제가 있습니다.", "네, 요금제는 네 가지입니다.", False),
+])
+def test_two_answers_to_one_yes_no_question(premise: str, claim: str,
+                                            contradicted: bool) -> None:
+    """"Yes, ..." against "No, ..." disagree whatever words they share; "No fee" and "네 가지"
+    (four kinds) are no answers."""
+    e = JUDGE.explain(premise, claim)
+    assert (e.verdict is Verdict.CONTRADICTED and e.reason == "negation") is contradicted
+
+
+@pytest.mark.parametrize(("premise", "claim", "entailed"), [
+    ("v3.3 업데이트: 신규 캐릭터 '소율' 추가.", "v3.3 업데이트에서는 신규 캐릭터 '하랑'이 추가되었습니다.",
+     False),
+    ("v3.3 업데이트: 신규 캐릭터 '소율' 추가.", "v3.3 업데이트에서는 신규 캐릭터 '소율'이 추가되었습니다.",
+     True),
+    ('Pick the "Nova" theme in Settings.', 'Pick the "Aurora" theme in Settings.', False),
+    # an apostrophe is no quotation mark
+    ("The customer's plan renews on the 1st.", "The customer's plan renews on the 1st.", True),
+])
+def test_a_quoted_name_is_a_name(premise: str, claim: str, entailed: bool) -> None:
+    """Korean names have no capitals; quoted, they are names all the same (and a stemmer
+    must not read "하랑" as "하" + the particle "랑")."""
+    assert (JUDGE.explain(premise, claim).verdict is Verdict.ENTAILED) is entailed
+
+
+@pytest.mark.parametrize(("premise", "claim", "entailed"), [
+    ("Standard parcels are delivered in 3-5 business days.",
+     "Standard parcels are delivered the next business day.", False),
+    ("Express parcels: delivered the next business day.",
+     "Express parcels arrive in one business day.", True),
+    ("일반 배송은 2~3일 소요됩니다.", "일반 배송은 익일 도착합니다.", False),
+    ("Customer excess: up to $500 per accident.", "The customer excess is waived.", False),
+    ("일반 자차보험: 사고 시 고객 부담금 최대 50만 원", "일반 자차보험도 사고 시 고객 부담금이 면제됩니다.",
+     False),
+])
+def test_days_by_their_place_and_waived_amounts(premise: str, claim: str,
+                                                entailed: bool) -> None:
+    """"the next business day" is one day, "익일" too; "waived"/"면제" is no amount."""
+    assert (JUDGE.explain(premise, claim).verdict is Verdict.ENTAILED) is entailed

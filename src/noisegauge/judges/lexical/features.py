@@ -25,7 +25,7 @@ from .slots import (
     titled_swap,
     value_of_another,
 )
-from .text import MONTHS, NEGATIONS, Token, tokenize
+from .text import MONTHS, NEGATIONS, QUOTED, Token, tokenize
 
 __all__ = ["FEATURES", "MONOTONE", "Alignment", "Analysis", "Cues", "align", "analyse",
            "pair_features"]
@@ -105,6 +105,10 @@ class Analysis:
     heads: tuple[frozenset[str], ...] = ()
     where: dict[str, tuple[int, ...]] = field(default_factory=dict)  # stem -> token indices
     after_heading: frozenset[int] = frozenset()  # index of each token right after a heading
+    #: +1 / -1 when the text opens by answering yes / no ("No. Basic uses password login").
+    polarity: int = 0
+    #: per sentence: the names it quotes, lower-cased ("신규 캐릭터 '하랑' 추가")
+    quoted: tuple[frozenset[str], ...] = ()
 
 
 def _weight(tok: Token, entity: bool) -> float:
@@ -130,8 +134,12 @@ def analyse(text: str) -> Analysis:
     initial: set[str] = set()  # capitalised only because they start a sentence (or a name)
     heads: list[frozenset[str]] = []
     after_heading: set[int] = set()
+    quoted: list[frozenset[str]] = []
     for si, (a, b) in enumerate(sentence_spans(text) or [(0, len(text))]):
         toks = tokenize(text[a:b])
+        # the name as written: a stemmer reads "하랑" as "하" + the particle "랑"
+        quoted.append(frozenset(" ".join(m.group(1).lower().split())
+                                for m in QUOTED.finditer(text, a, b)))
         heading, n = heading_words(text[a:b], toks)
         heads.append(heading)
         if n:
@@ -168,7 +176,22 @@ def analyse(text: str) -> Analysis:
                     frozenset(initial), frozenset(t.norm for t in tt if t.kind == "code"),
                     tuple(sentence_words), _aliases(text), tuple(heads),
                     {k: tuple(content[r] for r in v) for k, v in positions.items()},
-                    frozenset(after_heading))
+                    frozenset(after_heading), _polarity(text), tuple(quoted))
+
+
+
+
+# "Yes," / "No." / "네," / "아니요." opening an answer; not "No fee is charged", "Yes-man" or
+# "네 가지" (four kinds).
+_YES_NO = re.compile(r"\s*(?:(yes|yeah|yep)|(no|nope))\s*[,.!;:\u2014\u2013]|\s*(?:(네|예)|(아니요|아니오|아뇨))\s*[,.!]",
+                     re.IGNORECASE)
+
+
+def _polarity(text: str) -> int:
+    m = _YES_NO.match(text)
+    if m is None:
+        return 0
+    return 1 if m.group(1) or m.group(3) else -1
 
 
 _ALIAS = re.compile(r"((?:[A-Z][\w'&.-]*\s+(?:(?:of|the|and|for|de)\s+)*){2,8})\(([A-Z][A-Za-z]{1,7})\)")
@@ -387,6 +410,11 @@ def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
     topic = sum(w for n, w, ent, *_ in items if not ent and n in win_set) / topic_total \
         if topic_total else 1.0
     on_topic = topic >= 0.6
+    # Two answers to one question, one "Yes, ..." and the other "No, ...", disagree whatever
+    # words they share ("Yes, Basic includes SAML SSO" / "No. Basic uses password login only;
+    # SAML SSO is included on the Business tier").
+    if claim.polarity and prem.polarity and claim.polarity != prem.polarity:
+        return Cues(True, True, "negation")
     for q in claim.quantities:
         state = _qty_match(q, prem, win)
         if state != "same":
@@ -440,15 +468,29 @@ def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
                    >= 0.6) and details <= sset
                   for c, sset in zip(sent_cov, prem.sentences, strict=True)]
     if slot_swap(prem, claim, sent_topic) or heading_swap(prem, claim, sent_topic) \
-            or colour_swap(prem, claim, sent_topic) or titled_swap(prem, claim, win):
+            or colour_swap(prem, claim, sent_topic) or titled_swap(prem, claim, win) \
+            or _quoted_swap(prem, claim, win):
         return Cues(True, on_topic, "entity")
     return _NO_CUE
+
+
+def _quoted_swap(prem: Analysis, claim: Analysis, win: range) -> bool:
+    """The claim quotes a name the premise never states ("캐릭터 '소율'"), where the aligned
+    window quotes another ("캐릭터 '하랑'")."""
+    mine = frozenset().union(*claim.quoted) if claim.quoted else frozenset()
+    if not mine:
+        return False
+    theirs = frozenset().union(*(prem.quoted[i] for i in win if i < len(prem.quoted)))
+    prem_text = " ".join(t.text.lower() for t in prem.tokens)
+    claim_text = " ".join(t.text.lower() for t in claim.tokens)
+    return any(q not in prem_text for q in mine) and any(q not in claim_text for q in theirs)
 
 
 #: Words that deny an amount, and the units of the amount that denies them (empty: any).
 _PRICES = frozenset(["usd", "eur", "gbp", "jpy", "krw", "percent"])
 _NO_AMOUNT: dict[str, frozenset[str]] = {"unlimit": frozenset(), "무제한": frozenset(),
-                                         "free": _PRICES, "무료": _PRICES}
+                                         "free": _PRICES, "무료": _PRICES, "waiv": _PRICES,
+                                         "면제": _PRICES}
 
 
 def _says(text: Analysis, stem: str) -> bool:

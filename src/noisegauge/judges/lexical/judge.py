@@ -27,7 +27,7 @@ _LCS = FEATURES.index("lcs")
 _OPS = FEATURES.index("op_miss")
 
 #: Bump when splitting, features or the decision rule change (it keys caches).
-JUDGE_VERSION = "4.7"  # 4.7: a day of the month only beside its month ("1 July, 60 tiers"); 4.6: "미제공"/"불가" deny the noun before, titled Korean names, "2년간"; 4.5: times of day ("18:00", "6pm", "오후 6시"), ordinals ("the 5th"), "no limit"/"제한 없이"; 4.4: Korean compound numbers ("1만 8천 원"), "7 p.m.", "…마다", a price never said by a counted number; 4.3: "one business day", "unlimited" against an amount, colours, acronyms in headings, "…까지입니다"; 4.2: a reported "cannot find" (…없다는 뜻) is a claim; 4.1: entity swaps (slot, heading, value of another); 4.0: non-assertions, participles, aliases, scores and doubt
+JUDGE_VERSION = "4.8"  # 4.8: "Yes, ..." against "No, ..." answers, quoted names ('하랑'), "the next business day"/"익일" as one day, "waived"/"면제" against an amount; 4.7: a day of the month only beside its month ("1 July, 60 tiers"); 4.6: "미제공"/"불가" deny the noun before, titled Korean names, "2년간"; 4.5: times of day ("18:00", "6pm", "오후 6시"), ordinals ("the 5th"), "no limit"/"제한 없이"; 4.4: Korean compound numbers ("1만 8천 원"), "7 p.m.", "…마다", a price never said by a counted number; 4.3: "one business day", "unlimited" against an amount, colours, acronyms in headings, "…까지입니다"; 4.2: a reported "cannot find" (…없다는 뜻) is a claim; 4.1: entity swaps (slot, heading, value of another); 4.0: non-assertions, participles, aliases, scores and doubt
 
 
 def answer_part(claim: str) -> str:

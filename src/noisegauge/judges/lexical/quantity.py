@@ -138,6 +138,11 @@ def quantities(tokens: tuple[Token, ...]) -> list[Quantity]:
             value = _parse_number(tok.text)
         elif tok.kind == "word" and tok.text.lower() in _NUMBER_WORDS:
             value = float(_NUMBER_WORDS[tok.text.lower()])
+        elif tok.kind == "word" and tok.text.lower() in _RELATIVE_DAY:
+            value = _RELATIVE_DAY[tok.text.lower()]  # "the next business day" is one
+        elif tok.hangul and tok.norm in _KO_RELATIVE_DAY:
+            found.append(Quantity(_KO_RELATIVE_DAY[tok.norm], "day", i))  # "익일 배송"
+            continue
         else:
             continue
         if value is None:
@@ -165,11 +170,16 @@ def quantities(tokens: tuple[Token, ...]) -> list[Quantity]:
             unit = "w:" + tokens[i + 1].norm  # "5 employees": the counted noun is the unit
         if tok.kind == "word" and not unit:
             continue  # "one" without a unit is usually a pronoun, not a quantity
+        if tok.text.lower() in _RELATIVE_DAY and unit != "day":
+            continue  # "next week" is a date, not a week's duration
         rate = _rate(tokens, after, prev)
         found.append(Quantity(value, f"{unit}/{rate}" if unit and rate else unit, i))
     return found
 
 
+#: Days said by their place: "next-day", "the next business day", "same day", "익일", "당일".
+_RELATIVE_DAY = {"next": 1.0, "same": 0.0}
+_KO_RELATIVE_DAY = {"익일": 1.0, "당일": 0.0, "다음날": 1.0}
 _PER = frozenset(["per", "a", "an", "each", "every"])
 _KO_RATE = {"월": "month", "매월": "month", "월간": "month", "연": "year", "매년": "year",
             "연간": "year", "년간": "year", "주간": "week", "매주": "week", "일간": "day", "매일": "day"}

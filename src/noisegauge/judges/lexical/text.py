@@ -20,6 +20,7 @@ __all__ = [
     "KO_STOP",
     "MONTHS",
     "NEGATIONS",
+    "QUOTED",
     "STOPWORDS",
     "SYNONYMS",
     "Token",
@@ -82,6 +83,11 @@ _NUMBER_WORDS = {
     "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000,
     "dozen": 12, "twice": 2, "half": 0.5, "single": 1, "double": 2,
 }
+# A short quoted name: 'Premium', “Nova”, '하랑'이, 「솔」; not an apostrophe ("Smith's").
+QUOTED = re.compile("(?:(?<=\\s)|(?<=^)|(?<=[(\\[]))['\u2018\u201c\"\u300c\u300e]"
+                     "([^'\u2019\u201d\"\u300d\u300f\\n]{1,30})['\u2019\u201d\"\u300d\u300f]"
+                     "(?=[\\s.,;:!?)\\]]|[\uac00-\ud7a3]|$)")
+
 MONTHS = {m: i + 1 for i, m in enumerate(
     ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"])}
 MONTHS.update({m[:3]: v for m, v in list(MONTHS.items())})
