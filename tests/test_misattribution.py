@@ -251,7 +251,8 @@ def test_quote_span() -> None:
 def test_a_claim_read_as_entailed_is_misattributed_only_where_the_entity_is_swapped() -> None:
     """The judge may read "finance director" under "marketing director" as entailed (noise by
     the algebra); the window puts another entity in the asked one's place, so it is
-    misattributed too. The same chunk's fact said of its own entity is plain noise."""
+    misattributed too. The same chunk's fact said of its own entity is plain noise, and a
+    detail read in a chunk about the asked entity is no misattribution."""
     chunks = ["Our finance director is Ana Silva, based in Lisbon.",
               "Our marketing director is Jon Berg, based in Oslo."]
     q, ref = "Who is the finance director?", "Ana Silva is the finance director."
@@ -260,8 +261,19 @@ def test_a_claim_read_as_entailed_is_misattributed_only_where_the_entity_is_swap
     assert [m.chunk for m in swapped] == [1] and "Jon Berg" in swapped[0].detail
     assert find_misattributions("The marketing director is Jon Berg.", chunks, ref, q,
                                 entailed_by=[1]) == ()
-    # Only the chunks the judge read as entailing are looked at.
-    assert find_misattributions("The finance director is Jon Berg.", chunks, ref, q,
+    # Read as entailed by a chunk that does not state the detail (the judge read it
+    # loosely): every chunk is looked at, as for a hallucination.
+    loose = find_misattributions("The finance director is Jon Berg.", chunks, ref, q,
+                                 entailed_by=[0])
+    assert [m.chunk for m in loose] == [1]
+    # Read as entailed by a chunk that states the detail of the asked entity: it was read
+    # there ("Monday to Friday" where the reference says "weekdays"), though another chunk
+    # says it too.
+    rail = ["Off-peak return: valid after 09:30 Monday to Friday and all day at weekends.",
+            "Super off-peak return: valid after 11:00 Monday to Friday."]
+    assert find_misattributions("Monday to Friday, you can travel on an off-peak return after "
+                                "09:30.", rail, "Off-peak returns are valid after 09:30 on "
+                                "weekdays.", "From what time can I use an off-peak return?",
                                 entailed_by=[0]) == ()
     # Korean: "일반 회원" / "VIP 회원" beside the same noun.
     ko = ["일반 회원 연회비: 2만 원.", "VIP 회원 연회비: 12만 원, 라운지 이용."]
@@ -410,3 +422,41 @@ def test_faq_labels_negated_claims_and_numbers_that_name_things() -> None:
     found = find_misattributions("동부 분관은 매주 월요일에 휴관합니다.", days,
                                  "동부 분관은 매주 화요일에 휴관합니다.", "동부 분관은 언제 쉬나요?")
     assert [m.chunk for m in found] == [0]
+
+
+def test_a_yes_answer_to_a_no_reference_is_denied_all_it_asserts() -> None:
+    """"Yes, Basic includes SAML SSO" where the reference answers "No. Basic uses password
+    login only; SAML SSO is included on the Business tier": the reference names SAML SSO
+    (of the other tier), so only the answers tell what is denied: all the claim asserts of
+    its subject past the reference's first clause. Korean clauses end at "...이며", "...하고"."""
+    chunks = ["Basic tier: up to 10 users, password login only.",
+              "Business tier: up to 200 users, SAML SSO included."]
+    q = "Does the Basic tier support single sign-on?"
+    ref = "No. Basic uses password login only; SAML SSO is included on the Business tier."
+    found = find_misattributions("Yes, Basic includes SAML SSO.", chunks, ref, q)
+    assert [m.chunk for m in found] == [1] and "SAML SSO" in found[0].detail
+    # the same words without the answers: the reference states them, so no detail
+    assert find_misattributions("Basic includes SAML SSO.", chunks, ref, q) == ()
+    ko = ["스트림온 스탠다드: 동시 시청 2대, 최대 화질 풀HD(1080p).",
+          "스트림온 프리미엄: 동시 시청 4대, 4K UHD 지원."]
+    found = find_misattributions("네, 스탠다드 요금제에서도 4K UHD 화질로 시청하실 수 있습니다.", ko,
+                                 "아니요. 스탠다드는 풀HD까지이며 4K UHD는 프리미엄에서만 지원됩니다.",
+                                 "스탠다드 요금제로 4K 화질로 볼 수 있나요?")
+    assert [m.chunk for m in found] == [1] and "4K" in found[0].detail
+
+
+def test_a_quoted_name_and_a_number_beside_a_denial_are_details() -> None:
+    """A quoted name is a name without capitals ("캐릭터 '소율'"); a number is the detail
+    whatever the claim denies beside it ("up to 60 minutes without extra charges")."""
+    ko = ["v3.2 업데이트: 신규 캐릭터 '하랑' 추가.", "v3.3 업데이트: 신규 캐릭터 '소율' 추가, PvP 시즌 3 시작."]
+    found = find_misattributions("v3.2 업데이트에서는 신규 캐릭터 '소율'이 추가되었습니다.", ko,
+                                 "v3.2 업데이트에서는 신규 캐릭터 '하랑'이 추가되었습니다.",
+                                 "v3.2 업데이트에 어떤 신규 캐릭터가 추가됐나요?")
+    assert [m.chunk for m in found] == [1] and "소율" in found[0].detail
+    bikes = ["Day Pass: unlimited 45-minute rides on classic bikes for 24 hours.",
+             "Annual Membership: unlimited 60-minute rides on classic bikes."]
+    found = find_misattributions("With a day pass, each classic-bike ride can last up to 60 "
+                                 "minutes without extra charges.", bikes,
+                                 "Each classic-bike ride on a day pass can last up to 45 minutes.",
+                                 "How long can each ride be on a day pass?")
+    assert [m.chunk for m in found] == [1] and found[0].detail.startswith("60")

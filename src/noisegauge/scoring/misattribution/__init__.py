@@ -10,11 +10,14 @@ their algebra never change; this is a diagnostic beside them.
 Offline, token alignment decides (the lexical judge's tokens: stems, numbers with units,
 product codes, months). A hallucinated claim is misattributed from chunk ``j`` when
 
-1. it has a *distinguishing detail*: its numbers (with units), codes, months or names that
-   neither the reference nor the question state ("unlimited" and "no limit" count as a
-   value), else at least two such content words; where the reference denies what the claim
-   asserts ("the R3 has no mop" / "the R3 mops"; a "No, ..." answer to a yes/no question),
-   the denied words are the detail;
+1. it has a *distinguishing detail*: its numbers (with units), codes, months or names
+   (capitalised or quoted: "캐릭터 '소율'") that neither the reference nor the question
+   state ("unlimited" and "no limit" count as a value), else at least two such content
+   words; where the reference denies what the claim asserts ("the R3 has no mop" / "the R3
+   mops"; a "No, ..." answer to a yes/no question), the denied words are the detail, and a
+   "Yes, ..." claim against a "No, ..." reference is denied all it asserts past the
+   reference's first clause ("Yes, Basic includes SAML SSO" / "No. Basic uses password
+   login only; SAML SSO is on the Business tier");
 2. a *window* of chunk ``j`` (a sentence, two adjacent ones, or a clause of a sentence that
    turns to another entity: "...; ...", ", while ...", "반면") states that detail: every
    number, code or name and half of the other words (rounded down; none beside a *specific*
@@ -32,6 +35,9 @@ product codes, months). A hallucinated claim is misattributed from chunk ``j`` w
 
 A detail found nowhere (a true hallucination: "45-day", "NG-TM-M") is never flagged.
 
+A claim that denies ("방문 설치도 지원되지 않습니다") is not carried from a window that asserts,
+unless its detail is a number or name ("up to 60 minutes without extra charges").
+
 A wrong claim the judge reads as *entailed* by chunk ``j`` ("Northwind's chief financial
 officer is David Kim" under "Northwind's chief technology officer is David Kim") counts as
 noise by the algebra, and stays so; it also gets ``misattributed_from`` when, besides 1-4,
@@ -40,6 +46,11 @@ stands beside the same word as a window word no claim, question or reference sta
 ("chief financial officer" / "chief technology officer", "일반 회원" / "VIP 회원"), or the two
 are of one closed kind (colours, acronyms, seasons, weekdays), or the window is about
 something the claim does not name (4: "Adult library cards: ...") and lacks what it asks.
+When no such window is found and no chunk read as entailing it states the detail (the judge
+read it loosely: "김지현 팀장님이 승인" under "박성민 팀장이 경비 정산을 승인"), every chunk is
+looked at as for a hallucination; a chunk read as entailing it that states the detail of the
+asked entity ("Monday to Friday" where the reference says "weekdays") means it was read
+there: not misattributed.
 """
 
 from .detail import Detail, distinguishing_detail

@@ -18,7 +18,6 @@ _KO_FUNCTION = frozenset(["수", "있", "없", "것", "등", "및", "때", "동�
 
 UNLIMITED = frozenset(["unlimit", "무제한"])
 
-UNLIMITED = frozenset(["unlimit", "무제한"])
 
 
 @dataclass(frozen=True)
@@ -66,7 +65,9 @@ def distinguishing_detail(claim: str, reference: str, question: str = "") -> Det
     words: set[str] = set()
     # "Yes, the R3 has a mop" where the reference says it has none: what the reference denies
     # is the detail, though it states the words.
-    denied = (_denied(r) | _answered_no(r, q, c)) if not _negations(c) else frozenset()
+    yes_no = _answers(r) == "no" and _answers(c) == "yes"
+    denied = (_denied(r) | _answered_no(r, q, c)) if not _negations(c) \
+        else frozenset()
     # What the claim is about (its first two words: "Classic 관리 콘솔에서도") is never denied.
     subject = {t.norm for t in [t for t in c.tokens if is_content(t)][:2]}
     # A leading answer word ("아니요, ...", "Yes, ...") says nothing about an entity.
@@ -79,7 +80,7 @@ def distinguishing_detail(claim: str, reference: str, question: str = "") -> Det
             continue
         # "unlimited" is a value, like a number ("통화 무제한" against "통화 100분").
         if t.kind == "code" or t.text.lower() in MONTHS or (t.capital and i > 0) \
-                or t.norm in UNLIMITED:
+                or t.norm in UNLIMITED or i in c.quoted:
             names.add(t.norm)
         elif t.kind == "word" and not (t.hangul and (len(t.norm) < 2 or t.norm in _KO_FUNCTION)):
             words.add(t.norm)
@@ -89,7 +90,8 @@ def distinguishing_detail(claim: str, reference: str, question: str = "") -> Det
     topic = frozenset(content - anchor - names - words)
     qty = tuple(x for x in qty if x not in known_qty)  # a number the question asks about
     # One word is detail enough when it is a weekday, season or colour ("월요일" for "화요일").
-    if not qty and not names and len(words) < 2 \
+    # A denied word is detail enough where a "Yes, ..." claim answers a "No, ..." reference.
+    if not qty and not names and len(words) < (1 if yes_no and words else 2) \
             and not any(closed_class(t) and t.norm in words for t in c.tokens):
         return None
     heads = tuple(c.tokens[x.pos - 1].norm if x.pos > 0 and is_content(c.tokens[x.pos - 1]) else ""
@@ -100,6 +102,8 @@ def distinguishing_detail(claim: str, reference: str, question: str = "") -> Det
 #: A leading answer word ("No, ...", "아니요, ...") is not the negation of what follows.
 _ANSWERS = frozenset(["no", "nope", "아니요", "아니오", "아뇨"])
 _YES = frozenset(["yes", "yeah", "네", "예"])
+#: Endings that join two Korean clauses ("이용 가능하고 ...", "지원하며 ...").
+_KO_AND = ("하고", "하며", "지만", "이며", "이고")
 #: Particles that end a Korean topic or place phrase ("R3에는"): what follows is the predicate.
 _KO_TOPIC_ENDS = ("에는", "에서는", "은", "는", "이", "가", "에")
 
@@ -126,14 +130,31 @@ def _denied(r: Text) -> frozenset[str]:
     return frozenset(t.norm for t in r.tokens[k + 1:] if not t.stop)
 
 
+def _answers(t: Text) -> str:
+    """"yes" or "no" when the text opens with that answer word and a mark ("No, ...")."""
+    if len(t.tokens) < 2 or not t.tokens[1].punct:
+        return ""
+    first = t.tokens[0].text.lower()
+    return "no" if first in _ANSWERS else "yes" if first in _YES else ""
+
+
 def _answered_no(r: Text, q: Text, c: Text) -> frozenset[str]:
     """What a "No, ..." reference denies of a yes/no question: the question's words it does
     not repeat ("Can the youth pass be used on regional trains?" / "No, on buses only"),
-    less the claim's first two words (what it is about: "the youth pass", "유학생보험도")."""
-    first = r.tokens[0].text.lower() if r.tokens else ""
-    if first not in _ANSWERS or len(r.tokens) < 2 or not r.tokens[1].punct:
+    less the claim's first two words (what it is about: "the youth pass", "유학생보험도").
+    A "Yes, ..." claim is denied all it asserts of its subject ("Yes, Basic includes SAML
+    SSO" / "No. Basic uses password login only; SAML SSO is on the Business tier")."""
+    if _answers(r) != "no":
         return frozenset()
-    subject = [t.norm for t in c.tokens if is_content(t)][:2]
+    subject = [t.norm for t in c.tokens if is_content(t) and t.text.lower() not in _YES][:2]
+    if _answers(c) == "yes":
+        # The reference's first clause restates the subject with the truth ("No. Basic uses
+        # password login only; ..."): the claim's words past those are what it denies.
+        end = next((i for i in range(2, len(r.tokens)) if r.tokens[i].punct
+                    or r.tokens[i - 1].text.endswith(_KO_AND)),
+                   len(r.tokens))
+        first = r.tokens[1:end]
+        return c.norms - {t.norm for t in first} - set(subject)
     return q.norms - r.norms - set(subject)
 
 

@@ -78,17 +78,42 @@ def find_misattributions(claim: str, chunks: Sequence[str], reference: str,
                          question: str = "", *,
                          entailed_by: Collection[int] = ()) -> tuple[MisattributedSpan, ...]:
     """One span per chunk that states the claim's wrong detail about another entity.
-    ``entailed_by``: the chunks the judge reads as entailing the (wrong) claim; only those
-    are looked at then, and only a window that swaps the entity counts."""
+    ``entailed_by``: the chunks the judge reads as entailing the (wrong) claim. A window of
+    one of those that swaps the entity counts first; else every chunk is looked at as for a
+    hallucination, unless one of those chunks states the detail and is not found so: then
+    the claim was read about its own entity (a chunk the reference words otherwise)."""
     claim = answer_part(claim)  # "Can I ...? Yes, ...": the answer is the claim
     d = distinguishing_detail(claim, reference, question)
     if d is None:
         return ()
+    if entailed_by:
+        swapped = _find(claim, d, chunks, reference, question, entailed_by)
+        if swapped:
+            return swapped
+    found = _find(claim, d, chunks, reference, question, ())
+    flagged = {m.chunk for m in found}
+    if any(j not in flagged and _states(d, analyse(chunks[j])) for j in entailed_by):
+        return ()
+    return found
+
+
+def _states(d: Detail, chunk: Text) -> bool:
+    """The chunk states the detail somewhere: its numbers and names, else most of its words."""
+    if d.hard:
+        return all(any(same_quantity(q, p) for p in chunk.quantities) for q in d.quantities) \
+            and d.names <= chunk.norms
+    return len(d.words & chunk.norms) >= max(1, 2 * len(d.words) / 3)
+
+
+def _find(claim: str, d: Detail, chunks: Sequence[str], reference: str, question: str,
+          entailed_by: Collection[int]) -> tuple[MisattributedSpan, ...]:
     c = analyse(claim)
     asked = analyse(reference).norms | analyse(question).norms
     outside = c.norms | asked
     named = frozenset(name_keys(c, range(len(c.tokens))).values())
-    denies = negated(c)
+    # A number or name is the detail whatever the claim denies beside it ("up to 60 minutes
+    # without extra charges"); denied words are the detail only without one.
+    denies = negated(c) and not d.hard
     out: list[MisattributedSpan] = []
     for j, text in enumerate(chunks):
         if entailed_by and j not in entailed_by:

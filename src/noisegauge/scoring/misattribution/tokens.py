@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from ...judges.lexical.quantity import Quantity, quantities
 from ...judges.lexical.slots import acronym
-from ...judges.lexical.text import Token, tokenize
+from ...judges.lexical.text import QUOTED, Token, tokenize
 
 __all__ = ["Text", "analyse", "is_content", "name_keys", "same_quantity", "stated", "unit_of"]
 
@@ -19,6 +19,8 @@ class Text:
     tokens: tuple[Token, ...]
     spans: tuple[tuple[int, int], ...]
     quantities: tuple[Quantity, ...]
+    #: tokens inside quotation marks: a name ("캐릭터 '소율'"), whatever its case
+    quoted: frozenset[int] = frozenset()
 
     @property
     def norms(self) -> frozenset[str]:
@@ -35,7 +37,9 @@ def analyse(text: str) -> Text:
         k = pos if k < 0 else k
         spans.append((k, k + len(t.text)))
         pos = k + len(t.text)
-    return Text(toks, tuple(spans), tuple(quantities(toks)))
+    inside = [m.span(1) for m in QUOTED.finditer(text)]
+    quoted = frozenset(i for i, (a, b) in enumerate(spans) if any(s <= a and b <= e for s, e in inside))
+    return Text(toks, tuple(spans), tuple(quantities(toks)), quoted)
 
 
 def unit_of(q: Quantity) -> tuple[str, frozenset[str]]:
