@@ -7,6 +7,7 @@ import pytest
 
 from noisegauge.judges.lexical import LexicalJudge
 from noisegauge.judges.lexical.features import analyse
+from noisegauge.judges.lexical.quantity import quantities
 from noisegauge.judges.lexical.text import tokenize
 from noisegauge.verdicts import Verdict
 
@@ -195,4 +196,35 @@ def test_a_quoted_name_is_a_name(premise: str, claim: str, entailed: bool) -> No
 def test_days_by_their_place_and_waived_amounts(premise: str, claim: str,
                                                 entailed: bool) -> None:
     """"the next business day" is one day, "익일" too; "waived"/"면제" is no amount."""
+    assert (JUDGE.explain(premise, claim).verdict is Verdict.ENTAILED) is entailed
+
+
+def _q(text: str) -> list[tuple[float, str]]:
+    return [(q.value, q.unit) for q in quantities(tuple(tokenize(text)))]
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("만 8천 원", [(18000.0, "krw")]),       # a bare multiplier is one of it
+    ("만 원", [(10000.0, "krw")]),
+    ("만 16세 이상", [(16.0, "w:세")]),       # "만" of full age is no number
+    ("1년에 40만 원", [(400000.0, "krw/year")]),  # a period of one before an amount: its rate
+    ("안드로이드 8 이상", [(8.0, "")]),         # "이상" (or more) is a bound, not a counted noun
+    ("two-year warranty", [(24.0, "month")]),  # durations in the smaller unit
+    ("2 weeks", [(14.0, "day")]),
+    ("a 1.5-hour class", [(90.0, "minute")]),
+    ("2026년 12월", [(2026.0, "year"), (12.0, "month-of-year")]),  # calendar, not durations
+    ("due 31 October", [(31.0, "date-10")]),   # the day with its month
+])
+def test_quantities_compare_what_they_mean(text: str, found: list[tuple[float, str]]) -> None:
+    assert _q(text) == found
+
+
+@pytest.mark.parametrize(("premise", "claim", "entailed"), [
+    ("The KX-300 has a 24-month warranty.", "The KX-300 comes with a two-year warranty.", True),
+    ("The KX-200 has a 12-month warranty.", "The KX-200 comes with a two-year warranty.", False),
+    ("A7번 공항리무진 요금: 성인 18,000원", "A7번 공항리무진 성인 요금은 만 8천 원입니다.", True),
+    ("Second instalment due 30 September; first due 31 March.",
+     "The second instalment is due on 31 October.", False),
+])
+def test_one_amount_written_two_ways(premise: str, claim: str, entailed: bool) -> None:
     assert (JUDGE.explain(premise, claim).verdict is Verdict.ENTAILED) is entailed

@@ -16,7 +16,7 @@ from functools import lru_cache
 from itertools import pairwise
 
 from ...text import sentence_spans
-from .quantity import Quantity, no_limit, quantities
+from .quantity import UNITS, Quantity, no_limit, quantities
 from .slots import (
     colour_swap,
     heading_swap,
@@ -330,12 +330,14 @@ def align(prem: Analysis, claim: Analysis) -> Alignment:
         elif longs <= prem.norms:
             skip.add(acr)
     content = [k for k in claim.content if toks[k].norm not in skip] if skip else claim.content
+    said = _said_otherwise(prem, claim)
     for k in content:
         t = toks[k]
         ent = t.norm in claim.entities or t.kind in ("num", "code") or t.text.lower() in MONTHS
-        exact = t.norm in prem.norms
-        items.append((t.norm, _weight(t, ent), ent, exact,
-                      exact or _covered_fuzzy(t.norm, t.text, t.hangul, prem)))
+        norm = said.get(k, t.norm)
+        exact = norm in prem.norms
+        items.append((norm, _weight(t, ent), ent, exact,
+                      exact or _covered_fuzzy(norm, t.text, t.hangul, prem)))
     total = sum(it[1] for it in items) or 1.0
     cov = sum(w for _, w, _, e, _ in items if e) / total
     cov_fuzzy = sum(w for _, w, _, _, f in items if f) / total
@@ -386,6 +388,29 @@ def align(prem: Analysis, claim: Analysis) -> Alignment:
              0.0 if missing else 1.0, float(len(missing)),
              float(absent_names), float(op_miss), self_ref]
     return Alignment(feats, cues, win, gone)
+
+
+def _said_otherwise(prem: Analysis, claim: Analysis) -> dict[int, str]:
+    """Claim tokens of a quantity the premise states in other words ("two-year" / "24-month",
+    "만 8천 원" / "18,000원"): each read as the premise's number and unit word, so the overlap
+    counts them as said."""
+    out: dict[int, str] = {}
+    ptoks, ctoks = prem.tokens, claim.tokens
+    for q in claim.quantities:
+        p = next((p for p in prem.quantities if same_quantity(q, p)), None)
+        if p is None or ptoks[p.pos].norm == ctoks[q.pos].norm:
+            continue
+        out[q.pos] = ptoks[p.pos].norm
+        k = q.pos + 1
+        while k < len(ctoks) and k - q.pos <= 3 and not ctoks[k].stop \
+                and (ctoks[k].kind == "num" or _unit_word(ctoks[k])):
+            out[k] = ptoks[p.pos].norm  # "8천", "원" of "만 8천 원"; "year" of "two-year"
+            k += 1
+    return out
+
+
+def _unit_word(tok: Token) -> bool:
+    return tok.text.lower() in UNITS or tok.norm in UNITS or tok.text[:1] in ("천", "백", "원")
 
 
 def _adjacent(prem: Analysis, a: str, b: str) -> bool:

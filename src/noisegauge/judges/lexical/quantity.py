@@ -52,6 +52,17 @@ def _ko_compound(tokens: tuple[Token, ...], i: int) -> tuple[float, str, int] | 
     of the last token used; None when no multiplier follows the number."""
     total, k, last = 0.0, i, -1
     rest = ""
+    lead = tokens[i].text if tokens[i].hangul else ""
+    if lead in ("만", "천"):
+        # "만 8천 원", "만 원": a bare multiplier is one of it (not "만 16세", full age)
+        after = tokens[i + 1] if i + 1 < len(tokens) else None
+        small = after is not None and after.kind == "num" and i + 2 < len(tokens) \
+            and (_KO_MULTIPLIERS.get(tokens[i + 2].text[:1], 10**9) < _KO_MULTIPLIERS[lead])
+        if not (small or (after is not None and _ko_stem(after.text) == "원")):
+            return None
+        total, last, k = float(_KO_MULTIPLIERS[lead]), _KO_MULTIPLIERS[lead], i + 1
+        if not small:
+            return total, "krw", i + 1
     while k + 1 < len(tokens) and tokens[k].kind == "num":
         nxt = tokens[k + 1].text
         mult = _KO_MULTIPLIERS.get(nxt[:1])
@@ -118,7 +129,8 @@ def quantities(tokens: tuple[Token, ...]) -> list[Quantity]:
         value: float | None
         if i <= skip:
             continue
-        compound = _ko_compound(tokens, i) if tok.kind == "num" else None
+        compound = _ko_compound(tokens, i) if tok.kind == "num" or tok.text in ("만", "천") \
+            else None
         if compound is not None:
             value, unit, skip = compound
             found.append(Quantity(value, unit, i))
@@ -147,7 +159,7 @@ def quantities(tokens: tuple[Token, ...]) -> list[Quantity]:
             continue
         if value is None:
             continue
-        unit = ""
+        unit, calendar = "", False  # calendar: "2026" is a year of the calendar, no duration
         nxt = _unit_key(tokens[i + 1]) if i + 1 < len(tokens) else ""
         prev = tokens[i - 1].text.lower() if i > 0 else ""
         after = i + 2  # first token after the unit, where a rate ("per month") may follow
@@ -156,25 +168,65 @@ def quantities(tokens: tuple[Token, ...]) -> list[Quantity]:
         elif nxt in UNITS:
             unit = UNITS[nxt]
         elif tok.kind == "num" and 1000 <= value <= 2100 and value == int(value) and "," not in tok.text:
-            unit = "year"
+            unit, calendar = "year", True
         elif (prev in MONTHS and not tok.punct) or (nxt in MONTHS and not tokens[i + 1].punct):
-            unit = "date"  # "1 July", "July 1"; not the "60" of "1 July, 60 tiers"
+            # "1 July", "July 1"; not the "60" of "1 July, 60 tiers". The month is part of the
+            # unit: "31 October" is not the "31" of "31 March".
+            month = MONTHS[prev] if prev in MONTHS and not tok.punct else MONTHS[nxt]
+            unit = f"date-{month}"
         elif prev in ("version", "v", "버전"):
             unit = "version"
+        elif tok.kind == "num" and i + 1 < len(tokens) and tokens[i + 1].norm == "월" \
+                and value in range(1, 13):
+            unit = "month-of-year"  # "12월" is December, not a count of 12
         if not unit and i + 2 < len(tokens) and tokens[i + 1].kind == "word" \
                 and not tokens[i + 1].stop and not tokens[i + 1].hangul \
                 and UNITS.get(_unit_key(tokens[i + 2])) in _TIME_UNITS:
             unit, after = str(UNITS[_unit_key(tokens[i + 2])]), i + 3  # "one business day"
         if not unit and i + 1 < len(tokens) and tokens[i + 1].kind == "word" \
-                and not tokens[i + 1].stop:
+                and not tokens[i + 1].stop and not tokens[i + 1].text.startswith(_KO_BOUNDS):
             unit = "w:" + tokens[i + 1].norm  # "5 employees": the counted noun is the unit
         if tok.kind == "word" and not unit:
             continue  # "one" without a unit is usually a pronoun, not a quantity
         if tok.text.lower() in _RELATIVE_DAY and unit != "day":
             continue  # "next week" is a date, not a week's duration
         rate = _rate(tokens, after, prev)
+        calendar = calendar or (unit == "year" and 1000 <= value <= 2100 and value == int(value))
+        if unit in _IN_SMALLER and not calendar:
+            unit, value = _IN_SMALLER[unit][0], value * _IN_SMALLER[unit][1]
         found.append(Quantity(value, f"{unit}/{rate}" if unit and rate else unit, i))
-    return found
+    return _per_korean_period(tokens, found)
+
+
+#: "8 이상" (8 or more), "10 이하", "3 미만": bounds, not what is counted.
+_KO_BOUNDS = ("이상", "이하", "미만", "초과")
+#: A duration said in a larger unit is compared in the smaller one: "two-year" is "24 months",
+#: "1.5 hours" is "90 minutes", "2 weeks" is "14 days" (a day is not turned into hours).
+_IN_SMALLER = {"year": ("month", 12.0), "week": ("day", 7.0), "hour": ("minute", 60.0)}
+
+
+def _per_korean_period(tokens: tuple[Token, ...], found: list[Quantity]) -> list[Quantity]:
+    """"1년에 40만 원", "한 달에 2회": a period of one said with "에" before an amount is the
+    amount's rate, not a duration of its own."""
+    out: list[Quantity] = []
+    skip = False
+    for k, q in enumerate(found):
+        nxt = found[k + 1] if k + 1 < len(found) else None
+        if skip:
+            skip = False
+            continue
+        word = tokens[q.pos + 1].text if q.pos + 1 < len(tokens) else ""
+        period = _KO_PERIOD.get(word)
+        if nxt is not None and period and tokens[q.pos].text == "1" and "/" not in nxt.unit \
+                and nxt.unit and nxt.pos <= q.pos + 4:
+            out.append(Quantity(nxt.value, f"{nxt.unit}/{period}", nxt.pos))
+            skip = True
+            continue
+        out.append(q)
+    return out
+
+
+_KO_PERIOD = {"년에": "year", "달에": "month", "개월에": "month", "주에": "week", "일에": "day"}
 
 
 #: Days said by their place: "next-day", "the next business day", "same day", "익일", "당일".
