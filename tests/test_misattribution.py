@@ -460,3 +460,22 @@ def test_a_quoted_name_and_a_number_beside_a_denial_are_details() -> None:
                                  "Each classic-bike ride on a day pass can last up to 45 minutes.",
                                  "How long can each ride be on a day pass?")
     assert [m.chunk for m in found] == [1] and found[0].detail.startswith("60")
+
+
+def test_an_faq_answer_is_about_what_its_question_names() -> None:
+    """"Q: Does Flex include data in Mexico? A: Yes, up to 5 GB per month": the answer's
+    "5 GB" is the carried detail, not what the window is about; the question names that
+    ("Mexico"). A claim that names what a question asks about states that entity's fact."""
+    chunks = ["Q: Does Flex include data in Canada?\nA: No. Data in Canada is charged at $10 per day.",
+              "Q: Does Flex include data in Mexico?\nA: Yes, up to 5 GB per month at no extra cost."]
+    q = "Is roaming data included in my Flex plan in Canada?"
+    ref = "No. Flex doesn't include data in Canada; it's charged at $10 per day."
+    found = find_misattributions("Your Flex plan includes up to 5 GB of data per month in "
+                                 "Canada at no extra charge.", chunks, ref, q)
+    assert [m.chunk for m in found] == [1] and found[0].detail.startswith("5")
+    assert find_misattributions("In Mexico, your Flex plan includes up to 5 GB of data per "
+                                "month at no extra charge.", chunks, ref, q) == ()
+    # A window that says nothing but the carried number names nothing else: not flagged.
+    assert find_misattributions("Your Flex plan includes up to 5 GB of data per month in Canada.",
+                                ["Flex in Canada: charged at $10 per day.", "5 GB per month."],
+                                ref, q) == ()

@@ -110,7 +110,11 @@ def _find(claim: str, d: Detail, chunks: Sequence[str], reference: str, question
     c = analyse(claim)
     asked = analyse(reference).norms | analyse(question).norms
     outside = c.norms | asked
-    named = frozenset(name_keys(c, range(len(c.tokens))).values())
+    keys = name_keys(c, range(len(c.tokens)))
+    # The detail's own numbers: in "A: Yes, up to 5 GB per month" under "Q: ... in Mexico?"
+    # they are what was carried over, not what the window is about (unless nothing else is).
+    carried = frozenset(keys[q.pos] for q in d.quantities if q.pos in keys)
+    named = frozenset(keys.values()) - carried
     # A number or name is the detail whatever the claim denies beside it ("up to 60 minutes
     # without extra charges"); denied words are the detail only without one.
     denies = negated(c) and not d.hard
@@ -130,7 +134,7 @@ def _find(claim: str, d: Detail, chunks: Sequence[str], reference: str, question
                 for s, e in sentence_spans(text, a, b) or [(a, b)]))
             # A claim that names what the window is about says that entity's fact (noise, or
             # a comparison: "Unlike version 4.2, version 5.0 ..."), not another's.
-            if markers & named:
+            if (markers - carried) & named or (markers and markers <= carried):
                 continue
             swapped = swaps_entity(c, chunk, idx, asked, outside, d, markers)
             hits = match(d, chunk, idx, outside, swapped)

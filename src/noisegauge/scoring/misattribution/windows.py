@@ -117,8 +117,11 @@ def markers_of(text: str, chunk: Text, idx: list[int], a: int, b: int,
     named = [i for i in idx if i in keys and chunk.tokens[i].norm not in known and i not in units]
     if colon >= 0:
         head = [i for i in idx if chunk.spans[i][1] <= colon]
-        # "Q: ...", "A: ...", "질문: ...": a label, not what the window is about
+        # "Q: ...", "A: ...", "질문: ...": a label, not what the window is about; a question
+        # is about all it names ("Q: When can members of the Defined Contribution scheme ...")
         if len(head) == 1 and chunk.tokens[head[0]].text.lower() in _LABELS:
+            if chunk.tokens[head[0]].text.lower() in ("q", "question", "질문"):
+                return frozenset(keys[i] for i in named if i not in head)
             head = []
         if 0 < len(head) <= 6:
             return frozenset(keys[i] for i in named if i in head)
