@@ -228,3 +228,20 @@ def test_quantities_compare_what_they_mean(text: str, found: list[tuple[float, s
 ])
 def test_one_amount_written_two_ways(premise: str, claim: str, entailed: bool) -> None:
     assert (JUDGE.explain(premise, claim).verdict is Verdict.ENTAILED) is entailed
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("막차는 밤 12시 20분이에요", [(20 / 60, "clock")]),  # midnight, with its minutes
+    ("막차 00:20", [(20 / 60, "clock")]),
+    ("18시 30분", [(18.5, "clock")]),
+])
+def test_korean_times_with_minutes(text: str, found: list[tuple[float, str]]) -> None:
+    assert _q(text) == found
+
+
+def test_months_and_days_that_name_one_span() -> None:
+    """"three months" is "90 days" (no exact conversion exists; a month of 28-31 days)."""
+    assert JUDGE.explain("Daily backups are retained for 90 days.",
+                         "Daily backups are kept for three months.").verdict is Verdict.ENTAILED
+    assert JUDGE.explain("Daily backups are retained for 30 days.",
+                         "Daily backups are kept for three months.").verdict is not Verdict.ENTAILED

@@ -16,7 +16,7 @@ from functools import lru_cache
 from itertools import pairwise
 
 from ...text import sentence_spans
-from .quantity import UNITS, Quantity, no_limit, quantities
+from .quantity import UNITS, Quantity, about_as_long, no_limit, quantities
 from .slots import (
     colour_swap,
     heading_swap,
@@ -279,6 +279,8 @@ def same_quantity(q: Quantity, p: Quantity) -> bool:
     if (q_unit in _STRICT_UNITS and p_unit.startswith("w:")) \
             or (p_unit in _STRICT_UNITS and q_unit.startswith("w:")):
         return False
+    if rate_ok and about_as_long(q.value, q_unit, p.value, p_unit):
+        return True  # "three months" / "90 days"
     return p.value == q.value and rate_ok and (not hard or not p_hard or p_unit == q_unit)
 
 

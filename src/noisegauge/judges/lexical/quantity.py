@@ -10,7 +10,7 @@ from itertools import pairwise
 
 from .text import _NUMBER_WORDS, MONTHS, Token, _ko_stem, _parse_number
 
-__all__ = ["UNITS", "Quantity", "no_limit", "quantities"]
+__all__ = ["UNITS", "Quantity", "about_as_long", "free_at", "no_limit", "quantities"]
 
 # Units and their canonical names; plural and Korean forms map to the same name.
 UNITS = {
@@ -114,8 +114,15 @@ def _clock(tokens: tuple[Token, ...], i: int) -> tuple[float, int] | None:
     elif nxt.startswith("시") and tokens[i + 1].hangul and not nxt.startswith("시간"):
         prev = tokens[i - 1].norm if i > 0 else ""
         half = "p" if prev in _KO_PM else "a" if prev in _KO_AM else ""
+        minutes = 0.0
+        if nxt == "시" and i + 3 < len(tokens) and tokens[i + 2].kind == "num" \
+                and tokens[i + 3].text.startswith("분"):
+            minutes, last = (_parse_number(tokens[i + 2].text) or 0.0) / 60, i + 3  # "12시 20분"
         if not half:
-            return v, last  # "18시", "10시": the hour as written
+            return v + minutes, last  # "18시", "10시": the hour as written
+        if prev == "밤" and v == 12:
+            return minutes, last  # "밤 12시" is midnight
+        return v % 12 + (12 if half == "p" else 0) + minutes, last
     if not half:
         return None
     return v % 12 + (12 if half == "p" else 0), last
@@ -203,6 +210,15 @@ _KO_BOUNDS = ("이상", "이하", "미만", "초과")
 #: A duration said in a larger unit is compared in the smaller one: "two-year" is "24 months",
 #: "1.5 hours" is "90 minutes", "2 weeks" is "14 days" (a day is not turned into hours).
 _IN_SMALLER = {"year": ("month", 12.0), "week": ("day", 7.0), "hour": ("minute", 60.0)}
+
+
+def about_as_long(a: float, a_unit: str, b: float, b_unit: str) -> bool:
+    """Months and days that name one span: "three months" and "90 days", "12 months" and
+    "365 days" (a month of 28-31 days; no exact conversion exists)."""
+    if {a_unit, b_unit} != {"month", "day"}:
+        return False
+    months, days = (a, b) if a_unit == "month" else (b, a)
+    return months > 0 and abs(months * 30.44 - days) <= max(1.5, months * 1.5)
 
 
 def _per_korean_period(tokens: tuple[Token, ...], found: list[Quantity]) -> list[Quantity]:
@@ -295,3 +311,22 @@ def no_limit(tokens: Sequence[Token]) -> frozenset[str]:
         elif a.text.lower() in ("no", "without") and b.norm == "limit":
             out.add("unlimit")
     return frozenset(out)
+
+
+_FREE = frozenset(["free", "무료", "complimentari"])
+_CHARGES = frozenset(["fee", "charg", "cost", "요금", "비용", "수수료", "부담"])
+
+
+def free_at(tokens: Sequence[Token]) -> list[int]:
+    """Where a text says "free": the word ("free", "무료"), or a charge denied ("no fee", "no
+    extra charge", "at no cost", "without charge", "추가 요금 없이", "수수료 없음"): the index of
+    the phrase's first token."""
+    out = []
+    for i, t in enumerate(tokens):
+        low = t.text.lower()
+        if (t.norm in _FREE and not (i > 0 and tokens[i - 1].text.lower() in ("not", "no"))) or (low in ("no", "without") and any(
+                tokens[k].norm in _CHARGES for k in range(i + 1, min(i + 3, len(tokens))))):
+            out.append(i)
+        elif t.norm in _CHARGES and i + 1 < len(tokens) and tokens[i + 1].norm in ("없", "없이", "없음"):
+            out.append(i - 1 if i > 0 and tokens[i - 1].text == "추가" else i)
+    return out
