@@ -17,8 +17,10 @@ round 6 on test10 and noise4; round 7 (after looking into those) on test11 and n
 8 (judge 4.8: yes/no answers, quoted names; wrong claims the judge read loosely as entailed)
 on test12, test13 and noise6, from two writers; round 9 (judge 4.9: durations and Korean
 amounts said two ways; an FAQ answer is about what its question names) on test14 and noise7;
-each written by people who saw neither the rules nor their results. "dev" is every split some
-round was developed on or looked into; "held out" is the last round's (test14, noise7).
+round 10 (judge 4.10: months and days; "free" said any way, the asked entity's own numbers,
+"a single charge") on test15 and noise8; each written by people who saw neither the rules
+nor their results. "dev" is every split some round was developed on or looked into; "held
+out" is the last round's (test15, noise8).
 Splits noise1-noise5 hold true sentences about the other entity (plain noise and comparisons),
 never to be flagged: only false alarms can happen there. Cases of kind ``correct`` (a right
 claim about the right entity) must stay entailed: the bench counts those the judge wrongly
@@ -38,16 +40,16 @@ from noisegauge.report.align import locate
 
 ROOT = Path(__file__).resolve().parents[1]
 DEV = {"test1", "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9",
-       "test10", "test11", "test12", "test13", "noise1", "noise2", "noise3", "noise4",
-       "noise5", "noise6"}
-HELD = {"test14", "noise7"}
+       "test10", "test11", "test12", "test13", "test14", "noise1", "noise2", "noise3",
+       "noise4", "noise5", "noise6", "noise7"}
+HELD = {"test15", "noise8"}
 DATA = ROOT / "tests" / "data"
-_GROUP = {"dev": "dev: test1-13, noise1-6", "held": "held out: test14+noise7"}
+_GROUP = {"dev": "dev: test1-14, noise1-7", "held": "held out: test15+noise8"}
 FILES = ["misattribution.jsonl", *(f"misattribution_{x}.jsonl"
                                    for x in ("test4", "test5", "test6", "test7", "noise1", "test8",
                                              "noise2", "test9", "noise3", "test10", "noise4",
                                              "test11", "noise5", "test12", "test13", "noise6",
-                                             "test14", "noise7"))]
+                                             "test14", "noise7", "test15", "noise8"))]
 
 
 def _claims_on(case: dict[str, Any], row: dict[str, Any]) -> list[dict[str, Any]]:

@@ -480,3 +480,31 @@ def test_an_faq_answer_is_about_what_its_question_names() -> None:
     assert find_misattributions("Your Flex plan includes up to 5 GB of data per month in Canada.",
                                 ["Flex in Canada: charged at $10 per day.", "5 GB per month."],
                                 ref, q) == ()
+
+
+def test_own_numbers_idioms_free_and_months_in_days() -> None:
+    """The asked model's own number is no carried detail ("... and 20 hours with the case"),
+    nor is "a single charge"; "free of charge" is carried from "no fee"; "three months" is
+    the "90 days" of another plan."""
+    buds = ["Model: X2 Pro\nBattery (earbuds): up to 8 hours\nBattery (with case): up to 32 hours",
+            "Model: X2 Lite\nBattery (earbuds): up to 5 hours\nBattery (with case): up to 20 hours"]
+    found = find_misattributions("The X2 Lite earbuds last up to 8 hours on a single charge, and "
+                                 "up to 20 hours with the case.", buds,
+                                 "The X2 Lite earbuds last up to 5 hours, or 20 hours with the case.",
+                                 "How long does the battery last on the X2 Lite earbuds?")
+    assert [m.chunk for m in found] == [0] and found[0].detail.startswith("8")
+    water = ["New account setup (Hillcrest service area): no fee.",
+             "New account setup (Riverside service area): $35 one-time fee."]
+    q, ref = ("Is there a fee to set up a new water account in Riverside?",
+              "Yes. Setting up an account in Riverside costs a one-time $35 fee.")
+    found = find_misattributions("Setting up a new water account in Riverside is free of charge.",
+                                 water, ref, q)
+    assert [m.chunk for m in found] == [0] and found[0].detail == "no"
+    assert find_misattributions("Setting up a new water account in Riverside is free of charge.",
+                                water[1:], ref, q) == ()
+    backups = ["Business plan: daily backups are retained for 90 days.",
+               "Team plan: daily backups are retained for 30 days."]
+    found = find_misattributions("On the Team plan, daily backups are kept for three months.",
+                                 backups, "On the Team plan, daily backups are kept for 30 days.",
+                                 "How long are backups kept on the Team plan?")
+    assert [m.chunk for m in found] == [0]

@@ -12,8 +12,11 @@ product codes, months). A hallucinated claim is misattributed from chunk ``j`` w
 
 1. it has a *distinguishing detail*: its numbers (with units), codes, months or names
    (capitalised or quoted: "캐릭터 '소율'") that neither the reference nor the question
-   state ("unlimited" and "no limit" count as a value), else at least two such content
-   words; where the reference denies what the claim asserts ("the R3 has no mop" / "the R3
+   state ("unlimited" and "no limit" count as a value, and so does "free" however it is
+   said — "no extra charge", "수수료 없이" — where nothing else is), else at least two such
+   content words; not the numbers the asked entity's own chunk states ("... and 20 hours
+   with the case") while another remains, nor a number word counting a plain noun ("a
+   single charge"); where the reference denies what the claim asserts ("the R3 has no mop" / "the R3
    mops"; a "No, ..." answer to a yes/no question), the denied words are the detail, and a
    "Yes, ..." claim against a "No, ..." reference is denied all it asserts past the
    reference's first clause ("Yes, Basic includes SAML SSO" / "No. Basic uses password

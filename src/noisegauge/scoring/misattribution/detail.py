@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...judges.lexical.quantity import Quantity, no_limit
+from ...judges.lexical.quantity import Quantity, free_at, no_limit
 from ...judges.lexical.slots import closed_class
 from ...judges.lexical.text import MONTHS, NEGATIONS
 from .tokens import Text, analyse, is_content, stated, unit_of
 
-__all__ = ["UNLIMITED", "Detail", "distinguishing_detail", "negated"]
+__all__ = ["FREE", "UNLIMITED", "Detail", "distinguishing_detail", "negated"]
 
 #: Korean bound nouns and auxiliaries the shared stopword list (English) does not hold: they
 #: say nothing about an entity, so they are never a detail ("할 수 있습니다", "동안").
@@ -17,6 +17,8 @@ _KO_FUNCTION = frozenset(["수", "있", "없", "것", "등", "및", "때", "동�
                           "대해", "경우", "이내", "까지", "부터", "하", "되", "드립", "가능"])
 
 UNLIMITED = frozenset(["unlimit", "무제한"])
+#: The detail "free", however it is said (``free_at``).
+FREE = "=free"
 
 
 
@@ -54,7 +56,10 @@ def distinguishing_detail(claim: str, reference: str, question: str = "") -> Det
     c, r, q = analyse(claim), analyse(reference), analyse(question)
     known = r.norms | q.norms
     given = r.quantities + q.quantities
-    qty = tuple(x for x in c.quantities if not any(stated(x, y) for y in r.quantities))
+    # "on a single charge", "one account": a number word counting a plain noun is an idiom
+    # more often than a detail (not "one business day", whose unit is real)
+    qty = tuple(x for x in c.quantities if not any(stated(x, y) for y in r.quantities)
+                and not (c.tokens[x.pos].kind == "word" and x.unit.startswith("w:")))
     known_qty = tuple(x for x in c.quantities if any(stated(x, y) for y in given))
     in_qty = set()
     for x in c.quantities:
@@ -85,6 +90,13 @@ def distinguishing_detail(claim: str, reference: str, question: str = "") -> Det
         elif t.kind == "word" and not (t.hangul and (len(t.norm) < 2 or t.norm in _KO_FUNCTION)):
             words.add(t.norm)
     names |= no_limit(c.tokens) - known
+    # "free", said in any of its ways ("no extra charge" for "free of charge"), is a value,
+    # the detail where there is no other number or name ("60 minutes without extra charges"
+    # is about the minutes)
+    if free_at(c.tokens) and not free_at(r.tokens) and not free_at(q.tokens):
+        words -= {"free", "charg", "cost", "fee", "extra", "무료", "요금", "비용", "수수료"}
+        if not names and not any(x not in known_qty for x in qty):
+            names.add(FREE)
     content = {t.norm for i, t in enumerate(c.tokens) if not t.stop and i not in in_qty}
     anchor = frozenset(content & known) - words
     topic = frozenset(content - anchor - names - words)

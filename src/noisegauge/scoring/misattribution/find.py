@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import replace
 
 from ...engine.evidence import MisattributedSpan
 from ...judges.lexical.judge import answer_part
+from ...judges.lexical.quantity import free_at
 from ...text import sentence_spans
-from .detail import Detail, distinguishing_detail, negated
+from .detail import FREE, Detail, distinguishing_detail, negated
 from .tokens import Text, analyse, is_content, name_keys, same_quantity, unit_of
 from .windows import markers_of, swaps_entity, windows
 
@@ -36,7 +38,8 @@ def match(d: Detail, chunk: Text, idx: list[int], outside: frozenset[str],
         if p.pos + 1 < len(chunk.tokens) and p.unit and not chunk.tokens[p.pos + 1].stop:
             hits.append(p.pos + 1)
     for n in d.names:
-        at = [i for i in idx if chunk.tokens[i].norm == n]
+        at = [i for i in free_at(chunk.tokens) if i in idx] if n == FREE \
+            else [i for i in idx if chunk.tokens[i].norm == n]
         if not at:
             return None
         hits.append(at[0])
@@ -52,8 +55,9 @@ def match(d: Detail, chunk: Text, idx: list[int], outside: frozenset[str],
         need = max(1, len(d.words) // 2) if swapped else max(2, 2 * len(d.words) / 3)
     if d.words and len(present) < need:
         return None
-    if not hits:  # no number or name: the words are the detail
-        hits = [i for i in idx if chunk.tokens[i].norm in present]
+    if not hits or (d.names == {FREE} and not d.quantities):
+        # no number or name (or only "free"): the words are the detail too
+        hits = sorted(set(hits) | {i for i in idx if chunk.tokens[i].norm in present})
     lacks_qty = any(not any(p.pos in idx and same_quantity(q, p) for p in chunk.quantities)
                     for q in d.anchor_quantities)
     if not lacks_qty and (not d.anchor or d.anchor <= norms):
@@ -86,6 +90,7 @@ def find_misattributions(claim: str, chunks: Sequence[str], reference: str,
     d = distinguishing_detail(claim, reference, question)
     if d is None:
         return ()
+    d = _less_own(d, chunks, reference)
     if entailed_by:
         swapped = _find(claim, d, chunks, reference, question, entailed_by)
         if swapped:
@@ -97,11 +102,26 @@ def find_misattributions(claim: str, chunks: Sequence[str], reference: str,
     return found
 
 
+def _less_own(d: Detail, chunks: Sequence[str], reference: str) -> Detail:
+    """The detail less the numbers the asked entity's own chunk states (the chunk that states
+    every number of the reference): "8 hours ... and 20 hours with the case" mixes the other
+    model's 8 with its own 20, and only the 8 was carried. One number always stays."""
+    ref = analyse(reference).quantities
+    if len(d.quantities) < 2 or not ref:
+        return d
+    own = [t for t in (analyse(x) for x in chunks)
+           if all(any(same_quantity(r, p) for p in t.quantities) for r in ref)]
+    if len(own) != 1:
+        return d
+    kept = tuple(q for q in d.quantities if not any(same_quantity(q, p) for p in own[0].quantities))
+    return replace(d, quantities=kept) if kept else d
+
+
 def _states(d: Detail, chunk: Text) -> bool:
     """The chunk states the detail somewhere: its numbers and names, else most of its words."""
     if d.hard:
         return all(any(same_quantity(q, p) for p in chunk.quantities) for q in d.quantities) \
-            and d.names <= chunk.norms
+            and d.names - {FREE} <= chunk.norms and (FREE not in d.names or bool(free_at(chunk.tokens)))
     return len(d.words & chunk.norms) >= max(1, 2 * len(d.words) / 3)
 
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ...judges.lexical.quantity import Quantity, quantities
+from ...judges.lexical.quantity import Quantity, about_as_long, quantities
 from ...judges.lexical.slots import acronym
 from ...judges.lexical.text import QUOTED, Token, tokenize
 
@@ -49,11 +49,14 @@ def unit_of(q: Quantity) -> tuple[str, frozenset[str]]:
 
 def same_quantity(a: Quantity, b: Quantity) -> bool:
     """Same value, and units that agree ("$29 per month" is "$29 per user per month" said
-    shorter; "30 days" is not "30 users", and "15%" is not a bare "15")."""
-    if a.value != b.value:
-        return False
+    shorter; "30 days" is not "30 users", and "15%" is not a bare "15"); or months and days
+    that name one span ("three months" / "90 days")."""
     ua, ra = unit_of(a)
     ub, rb = unit_of(b)
+    if about_as_long(a.value, ua, b.value, ub):
+        return not ra or not rb or ra <= rb or rb <= ra  # "three months" / "90 days"
+    if a.value != b.value:
+        return False
     hard_a = bool(ua) and not ua.startswith("w:")
     hard_b = bool(ub) and not ub.startswith("w:")
     if hard_a != hard_b or (hard_a and ua != ub):
