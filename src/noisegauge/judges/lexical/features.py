@@ -16,11 +16,13 @@ from functools import lru_cache
 from itertools import pairwise
 
 from ...text import sentence_spans
-from .quantity import UNITS, Quantity, about_as_long, no_limit, quantities
+from .amounts import NO_AMOUNT, qty_match, said_otherwise, same_quantity, says
+from .quantity import Quantity, quantities
 from .slots import (
     colour_swap,
     heading_swap,
     heading_words,
+    quoted_swap,
     slot_swap,
     titled_swap,
     value_of_another,
@@ -264,42 +266,6 @@ def _covered_fuzzy(norm: str, text: str, hangul: bool, prem: Analysis) -> bool:
     return len(norm) >= 6 and norm[:5] in prem.prefixes
 
 
-def same_quantity(q: Quantity, p: Quantity) -> bool:
-    """The premise's ``p`` states the claim's ``q``: same value, compatible unit and rates."""
-    q_unit, _, q_rate = q.unit.partition("/")
-    p_unit, _, p_rate = p.unit.partition("/")
-    q_rates = set(q_rate.split("+")) if q_rate else set()
-    p_rates = set(p_rate.split("+")) if p_rate else set()
-    hard = q_unit and not q_unit.startswith("w:")
-    p_hard = p_unit and not p_unit.startswith("w:")
-    # "$29 per month" is "$29 per user per month" said shorter; "$29 per year" is not.
-    rate_ok = not q_rates or not p_rates or q_rates <= p_rates or p_rates <= q_rates
-    # A price, share or time of day is not a number that counts something else ("$2.00" is
-    # not the "2" of "Zone 2 off-peak", nor the other way round).
-    if (q_unit in _STRICT_UNITS and p_unit.startswith("w:")) \
-            or (p_unit in _STRICT_UNITS and q_unit.startswith("w:")):
-        return False
-    if rate_ok and about_as_long(q.value, q_unit, p.value, p_unit):
-        return True  # "three months" / "90 days"
-    return p.value == q.value and rate_ok and (not hard or not p_hard or p_unit == q_unit)
-
-
-_STRICT_UNITS = frozenset(["usd", "eur", "gbp", "jpy", "krw", "percent", "clock"])
-
-
-def _qty_match(q: Quantity, prem: Analysis, window: range) -> str:
-    """'same' when the premise states this value (compatible unit and rates), 'other' when the
-    aligned window states the same kind of quantity with another value, else 'absent'."""
-    q_unit = q.unit.partition("/")[0]
-    other = False
-    for p in prem.quantities:
-        if same_quantity(q, p):
-            return "same"
-        if q_unit and p.unit.partition("/")[0] == q_unit and prem.sent_of[p.pos] in window:
-            other = True
-    return "other" if other else "absent"
-
-
 Item = tuple[str, float, bool, bool, bool]  # (stem, weight, is name/number, exact, fuzzy)
 
 
@@ -332,7 +298,7 @@ def align(prem: Analysis, claim: Analysis) -> Alignment:
         elif longs <= prem.norms:
             skip.add(acr)
     content = [k for k in claim.content if toks[k].norm not in skip] if skip else claim.content
-    said = _said_otherwise(prem, claim)
+    said = said_otherwise(prem, claim)
     for k in content:
         t = toks[k]
         ent = t.norm in claim.entities or t.kind in ("num", "code") or t.text.lower() in MONTHS
@@ -392,29 +358,6 @@ def align(prem: Analysis, claim: Analysis) -> Alignment:
     return Alignment(feats, cues, win, gone)
 
 
-def _said_otherwise(prem: Analysis, claim: Analysis) -> dict[int, str]:
-    """Claim tokens of a quantity the premise states in other words ("two-year" / "24-month",
-    "만 8천 원" / "18,000원"): each read as the premise's number and unit word, so the overlap
-    counts them as said."""
-    out: dict[int, str] = {}
-    ptoks, ctoks = prem.tokens, claim.tokens
-    for q in claim.quantities:
-        p = next((p for p in prem.quantities if same_quantity(q, p)), None)
-        if p is None or ptoks[p.pos].norm == ctoks[q.pos].norm:
-            continue
-        out[q.pos] = ptoks[p.pos].norm
-        k = q.pos + 1
-        while k < len(ctoks) and k - q.pos <= 3 and not ctoks[k].stop \
-                and (ctoks[k].kind == "num" or _unit_word(ctoks[k])):
-            out[k] = ptoks[p.pos].norm  # "8천", "원" of "만 8천 원"; "year" of "two-year"
-            k += 1
-    return out
-
-
-def _unit_word(tok: Token) -> bool:
-    return tok.text.lower() in UNITS or tok.norm in UNITS or tok.text[:1] in ("천", "백", "원")
-
-
 def _adjacent(prem: Analysis, a: str, b: str) -> bool:
     pb = set(prem.positions.get(b, ()))
     return any(p + 1 in pb for p in prem.positions.get(a, ()))
@@ -443,7 +386,7 @@ def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
     if claim.polarity and prem.polarity and claim.polarity != prem.polarity:
         return Cues(True, True, "negation")
     for q in claim.quantities:
-        state = _qty_match(q, prem, win)
+        state = qty_match(q, prem, win)
         if state != "same":
             return Cues(True, on_topic and state == "other", "number")
         if value_of_another(q, prem, claim, same_quantity):
@@ -461,8 +404,8 @@ def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
     # "Unlimited calls" is not said by "100 minutes of calls", nor "free withdrawals" by
     # "withdrawals cost 2%": a premise that states an amount (a price, for "free") and never
     # the word sets a limit or a price.
-    for word, units in _NO_AMOUNT.items():
-        if _says(claim, word) and not _says(prem, word) and any(
+    for word, units in NO_AMOUNT.items():
+        if says(claim, word) and not says(prem, word) and any(
                 prem.sent_of[p.pos] in win and (not units or p.unit.partition("/")[0] in units)
                 for p in prem.quantities):
             return Cues(True, on_topic, "number")
@@ -496,33 +439,9 @@ def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
                   for c, sset in zip(sent_cov, prem.sentences, strict=True)]
     if slot_swap(prem, claim, sent_topic) or heading_swap(prem, claim, sent_topic) \
             or colour_swap(prem, claim, sent_topic) or titled_swap(prem, claim, win) \
-            or _quoted_swap(prem, claim, win):
+            or quoted_swap(prem, claim, win):
         return Cues(True, on_topic, "entity")
     return _NO_CUE
-
-
-def _quoted_swap(prem: Analysis, claim: Analysis, win: range) -> bool:
-    """The claim quotes a name the premise never states ("캐릭터 '소율'"), where the aligned
-    window quotes another ("캐릭터 '하랑'")."""
-    mine = frozenset().union(*claim.quoted) if claim.quoted else frozenset()
-    if not mine:
-        return False
-    theirs = frozenset().union(*(prem.quoted[i] for i in win if i < len(prem.quoted)))
-    prem_text = " ".join(t.text.lower() for t in prem.tokens)
-    claim_text = " ".join(t.text.lower() for t in claim.tokens)
-    return any(q not in prem_text for q in mine) and any(q not in claim_text for q in theirs)
-
-
-#: Words that deny an amount, and the units of the amount that denies them (empty: any).
-_PRICES = frozenset(["usd", "eur", "gbp", "jpy", "krw", "percent"])
-_NO_AMOUNT: dict[str, frozenset[str]] = {"unlimit": frozenset(), "무제한": frozenset(),
-                                         "free": _PRICES, "무료": _PRICES, "waiv": _PRICES,
-                                         "면제": _PRICES}
-
-
-def _says(text: Analysis, stem: str) -> bool:
-    # "without limit", "no limit", "제한 없이": unlimited said in two words
-    return stem in text.norms or (stem in ("unlimit", "무제한") and bool(no_limit(text.tokens)))
 
 
 def _neg_conflict(prem: Analysis, s: int, claim_words: set[str], claim_neg: frozenset[str]) -> bool:

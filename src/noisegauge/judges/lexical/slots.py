@@ -31,7 +31,7 @@ from .text import MONTHS, Token
 if TYPE_CHECKING:
     from .features import Analysis
 
-__all__ = ["CLOSED_CLASSES", "acronym", "closed_class", "colour_swap", "titled_swap", "heading_swap", "heading_words", "slot_swap",
+__all__ = ["CLOSED_CLASSES", "acronym", "closed_class", "colour_swap", "titled_swap", "heading_swap", "heading_words", "quoted_swap", "slot_swap",
            "value_of_another"]
 
 #: Closed classes whose members name alternatives of one kind: one in the claim and another
@@ -261,3 +261,15 @@ def value_of_another(q: Quantity, prem: Analysis, claim: Analysis,
                             and not ptoks[max(k, m)].punct and ptoks[k].norm in others:
                         return True
     return False
+
+
+def quoted_swap(prem: Analysis, claim: Analysis, win: range) -> bool:
+    """The claim quotes a name the premise never states ("캐릭터 '소율'"), where the aligned
+    window quotes another ("캐릭터 '하랑'")."""
+    mine = frozenset().union(*claim.quoted) if claim.quoted else frozenset()
+    if not mine:
+        return False
+    theirs = frozenset().union(*(prem.quoted[i] for i in win if i < len(prem.quoted)))
+    prem_text = " ".join(t.text.lower() for t in prem.tokens)
+    claim_text = " ".join(t.text.lower() for t in claim.tokens)
+    return any(q not in prem_text for q in mine) and any(q not in claim_text for q in theirs)
