@@ -21,7 +21,6 @@ UNLIMITED = frozenset(["unlimit", "무제한"])
 FREE = "=free"
 
 
-
 @dataclass(frozen=True)
 class Detail:
     """What makes a claim wrong: hard items (numbers with units, codes, months, names) and
@@ -71,8 +70,7 @@ def distinguishing_detail(claim: str, reference: str, question: str = "") -> Det
     # "Yes, the R3 has a mop" where the reference says it has none: what the reference denies
     # is the detail, though it states the words.
     yes_no = _answers(r) == "no" and _answers(c) == "yes"
-    denied = (_denied(r) | _answered_no(r, q, c)) if not _negations(c) \
-        else frozenset()
+    denied = (_denied(r) | _answered_no(r, q, c)) if not _negations(c) else frozenset()
     # What the claim is about (its first two words: "Classic 관리 콘솔에서도") is never denied.
     subject = {t.norm for t in [t for t in c.tokens if is_content(t)][:2]}
     # A leading answer word ("아니요, ...", "Yes, ...") says nothing about an entity.
