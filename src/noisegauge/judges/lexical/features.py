@@ -27,7 +27,7 @@ from .slots import (
     titled_swap,
     value_of_another,
 )
-from .text import MONTHS, NEGATIONS, QUOTED, Token, tokenize
+from .text import MONTHS, NEGATIONS, QUOTED, Token, answer_polarity, tokenize
 
 __all__ = ["FEATURES", "MONOTONE", "Alignment", "Analysis", "Cues", "align", "analyse",
            "pair_features"]
@@ -178,22 +178,9 @@ def analyse(text: str) -> Analysis:
                     frozenset(initial), frozenset(t.norm for t in tt if t.kind == "code"),
                     tuple(sentence_words), _aliases(text), tuple(heads),
                     {k: tuple(content[r] for r in v) for k, v in positions.items()},
-                    frozenset(after_heading), _polarity(text), tuple(quoted))
+                    frozenset(after_heading), answer_polarity(text), tuple(quoted))
 
 
-
-
-# "Yes," / "No." / "네," / "아니요." opening an answer; not "No fee is charged", "Yes-man" or
-# "네 가지" (four kinds).
-_YES_NO = re.compile(r"\s*(?:(yes|yeah|yep)|(no|nope))\s*[,.!;:\u2014\u2013]|\s*(?:(네|예)|(아니요|아니오|아뇨))\s*[,.!]",
-                     re.IGNORECASE)
-
-
-def _polarity(text: str) -> int:
-    m = _YES_NO.match(text)
-    if m is None:
-        return 0
-    return 1 if m.group(1) or m.group(3) else -1
 
 
 _ALIAS = re.compile(r"((?:[A-Z][\w'&.-]*\s+(?:(?:of|the|and|for|de)\s+)*){2,8})\(([A-Z][A-Za-z]{1,7})\)")

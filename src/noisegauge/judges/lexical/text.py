@@ -24,6 +24,7 @@ __all__ = [
     "STOPWORDS",
     "SYNONYMS",
     "Token",
+    "answer_polarity",
     "is_hangul",
     "stem",
     "tokenize",
@@ -87,6 +88,21 @@ _NUMBER_WORDS = {
 QUOTED = re.compile("(?:(?<=\\s)|(?<=^)|(?<=[(\\[]))['\u2018\u201c\"\u300c\u300e]"
                      "([^'\u2019\u201d\"\u300d\u300f\\n]{1,30})['\u2019\u201d\"\u300d\u300f]"
                      "(?=[\\s.,;:!?)\\]]|[\uac00-\ud7a3]|$)")
+
+# "Yes," / "No." / "네," / "아니요." opening an answer; not "No fee is charged", "Yes-man" or
+# "네 가지" (four kinds).
+_YES_NO = re.compile(r"\s*(?:(yes|yeah|yep)|(no|nope))\s*[,.!;:\u2014\u2013]|\s*(?:(네|예)|(아니요|아니오|아뇨))\s*[,.!]",
+                     re.IGNORECASE)
+
+
+def answer_polarity(text: str) -> int:
+    """+1 / -1 when the text opens by answering yes / no ("No. Basic uses password login"),
+    else 0."""
+    m = _YES_NO.match(text)
+    if m is None:
+        return 0
+    return 1 if m.group(1) or m.group(3) else -1
+
 
 MONTHS = {m: i + 1 for i, m in enumerate(
     ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"])}

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from ...judges.lexical.quantity import Quantity, free_at, no_limit
 from ...judges.lexical.slots import closed_class
-from ...judges.lexical.text import MONTHS, NEGATIONS
+from ...judges.lexical.text import MONTHS, NEGATIONS, answer_polarity
 from .tokens import Text, analyse, is_content, stated, unit_of
 
 __all__ = ["FREE", "UNLIMITED", "Detail", "distinguishing_detail", "negated"]
@@ -69,8 +69,9 @@ def distinguishing_detail(claim: str, reference: str, question: str = "") -> Det
     words: set[str] = set()
     # "Yes, the R3 has a mop" where the reference says it has none: what the reference denies
     # is the detail, though it states the words.
-    yes_no = _answers(r) == "no" and _answers(c) == "yes"
-    denied = (_denied(r) | _answered_no(r, q, c)) if not _negations(c) else frozenset()
+    answers = (answer_polarity(reference), answer_polarity(claim))
+    yes_no = answers == (-1, 1)
+    denied = (_denied(r) | _answered_no(r, q, c, answers)) if not _negations(c) else frozenset()
     # What the claim is about (its first two words: "Classic 관리 콘솔에서도") is never denied.
     subject = {t.norm for t in [t for t in c.tokens if is_content(t)][:2]}
     # A leading answer word ("아니요, ...", "Yes, ...") says nothing about an entity.
@@ -140,24 +141,17 @@ def _denied(r: Text) -> frozenset[str]:
     return frozenset(t.norm for t in r.tokens[k + 1:] if not t.stop)
 
 
-def _answers(t: Text) -> str:
-    """"yes" or "no" when the text opens with that answer word and a mark ("No, ...")."""
-    if len(t.tokens) < 2 or not t.tokens[1].punct:
-        return ""
-    first = t.tokens[0].text.lower()
-    return "no" if first in _ANSWERS else "yes" if first in _YES else ""
-
-
-def _answered_no(r: Text, q: Text, c: Text) -> frozenset[str]:
+def _answered_no(r: Text, q: Text, c: Text, answers: tuple[int, int]) -> frozenset[str]:
     """What a "No, ..." reference denies of a yes/no question: the question's words it does
     not repeat ("Can the youth pass be used on regional trains?" / "No, on buses only"),
     less the claim's first two words (what it is about: "the youth pass", "유학생보험도").
     A "Yes, ..." claim is denied all it asserts of its subject ("Yes, Basic includes SAML
-    SSO" / "No. Basic uses password login only; SAML SSO is on the Business tier")."""
-    if _answers(r) != "no":
+    SSO" / "No. Basic uses password login only; SAML SSO is on the Business tier").
+    ``answers``: how the reference and the claim open (``answer_polarity``)."""
+    if answers[0] != -1:
         return frozenset()
     subject = [t.norm for t in c.tokens if is_content(t) and t.text.lower() not in _YES][:2]
-    if _answers(c) == "yes":
+    if answers[1] == 1:
         # The reference's first clause restates the subject with the truth ("No. Basic uses
         # password login only; ..."): the claim's words past those are what it denies.
         end = next((i for i in range(2, len(r.tokens)) if r.tokens[i].punct
