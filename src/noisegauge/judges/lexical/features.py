@@ -181,8 +181,6 @@ def analyse(text: str) -> Analysis:
                     frozenset(after_heading), answer_polarity(text), tuple(quoted))
 
 
-
-
 _ALIAS = re.compile(r"((?:[A-Z][\w'&.-]*\s+(?:(?:of|the|and|for|de)\s+)*){2,8})\(([A-Z][A-Za-z]{1,7})\)")
 
 

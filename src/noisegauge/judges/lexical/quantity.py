@@ -10,7 +10,8 @@ from itertools import pairwise
 
 from .text import _NUMBER_WORDS, MONTHS, Token, _ko_stem, _parse_number
 
-__all__ = ["UNITS", "Quantity", "about_as_long", "free_at", "no_limit", "quantities"]
+__all__ = ["FREE_WORDS", "UNITS", "Quantity", "about_as_long", "free_at", "no_limit",
+           "quantities"]
 
 # Units and their canonical names; plural and Korean forms map to the same name.
 UNITS = {
@@ -166,7 +167,7 @@ def quantities(tokens: tuple[Token, ...]) -> list[Quantity]:
             continue
         if value is None:
             continue
-        unit, calendar = "", False  # calendar: "2026" is a year of the calendar, no duration
+        unit = ""
         nxt = _unit_key(tokens[i + 1]) if i + 1 < len(tokens) else ""
         prev = tokens[i - 1].text.lower() if i > 0 else ""
         after = i + 2  # first token after the unit, where a rate ("per month") may follow
@@ -175,7 +176,7 @@ def quantities(tokens: tuple[Token, ...]) -> list[Quantity]:
         elif nxt in UNITS:
             unit = UNITS[nxt]
         elif tok.kind == "num" and 1000 <= value <= 2100 and value == int(value) and "," not in tok.text:
-            unit, calendar = "year", True
+            unit = "year"
         elif (prev in MONTHS and not tok.punct) or (nxt in MONTHS and not tokens[i + 1].punct):
             # "1 July", "July 1"; not the "60" of "1 July, 60 tiers". The month is part of the
             # unit: "31 October" is not the "31" of "31 March".
@@ -198,7 +199,7 @@ def quantities(tokens: tuple[Token, ...]) -> list[Quantity]:
         if tok.text.lower() in _RELATIVE_DAY and unit != "day":
             continue  # "next week" is a date, not a week's duration
         rate = _rate(tokens, after, prev)
-        calendar = calendar or (unit == "year" and 1000 <= value <= 2100 and value == int(value))
+        calendar = unit == "year" and 1000 <= value <= 2100 and value == int(value)  # "2026"
         if unit in _IN_SMALLER and not calendar:
             unit, value = _IN_SMALLER[unit][0], value * _IN_SMALLER[unit][1]
         found.append(Quantity(value, f"{unit}/{rate}" if unit and rate else unit, i))
@@ -315,6 +316,8 @@ def no_limit(tokens: Sequence[Token]) -> frozenset[str]:
 
 _FREE = frozenset(["free", "무료", "complimentari"])
 _CHARGES = frozenset(["fee", "charg", "cost", "요금", "비용", "수수료", "부담"])
+#: The stems a "free" phrase is made of ("no extra charge"): the value, not words of its own.
+FREE_WORDS = _FREE | _CHARGES | {"extra"}
 
 
 def free_at(tokens: Sequence[Token]) -> list[int]:
@@ -324,8 +327,10 @@ def free_at(tokens: Sequence[Token]) -> list[int]:
     out = []
     for i, t in enumerate(tokens):
         low = t.text.lower()
-        if (t.norm in _FREE and not (i > 0 and tokens[i - 1].text.lower() in ("not", "no"))) or (low in ("no", "without") and any(
-                tokens[k].norm in _CHARGES for k in range(i + 1, min(i + 3, len(tokens))))):
+        word = t.norm in _FREE and not (i > 0 and tokens[i - 1].text.lower() in ("not", "no"))
+        denied = low in ("no", "without") and any(
+            tokens[k].norm in _CHARGES for k in range(i + 1, min(i + 3, len(tokens))))
+        if word or denied:
             out.append(i)
         elif t.norm in _CHARGES and i + 1 < len(tokens) and tokens[i + 1].norm in ("없", "없이", "없음"):
             out.append(i - 1 if i > 0 and tokens[i - 1].text == "추가" else i)

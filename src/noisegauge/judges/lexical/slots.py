@@ -31,8 +31,8 @@ from .text import MONTHS, Token
 if TYPE_CHECKING:
     from .features import Analysis
 
-__all__ = ["CLOSED_CLASSES", "acronym", "closed_class", "colour_swap", "titled_swap", "heading_swap", "heading_words", "quoted_swap", "slot_swap",
-           "value_of_another"]
+__all__ = ["CLOSED_CLASSES", "acronym", "closed_class", "colour_swap", "heading_swap",
+           "heading_words", "quoted_swap", "slot_swap", "titled_swap", "value_of_another"]
 
 #: Closed classes whose members name alternatives of one kind: one in the claim and another
 #: in the same slot of the premise is a swap ("spring sale" / "summer sale").
@@ -266,7 +266,7 @@ def value_of_another(q: Quantity, prem: Analysis, claim: Analysis,
 def quoted_swap(prem: Analysis, claim: Analysis, win: range) -> bool:
     """The claim quotes a name the premise never states ("캐릭터 '소율'"), where the aligned
     window quotes another ("캐릭터 '하랑'")."""
-    mine = frozenset().union(*claim.quoted) if claim.quoted else frozenset()
+    mine = frozenset().union(*claim.quoted)
     if not mine:
         return False
     theirs = frozenset().union(*(prem.quoted[i] for i in win if i < len(prem.quoted)))

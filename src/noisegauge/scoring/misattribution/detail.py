@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...judges.lexical.quantity import Quantity, free_at, no_limit
+from ...judges.lexical.quantity import FREE_WORDS, Quantity, free_at, no_limit
 from ...judges.lexical.slots import closed_class
 from ...judges.lexical.text import MONTHS, NEGATIONS, answer_polarity
 from .tokens import Text, analyse, is_content, stated, unit_of
@@ -93,7 +93,7 @@ def distinguishing_detail(claim: str, reference: str, question: str = "") -> Det
     # the detail where there is no other number or name ("60 minutes without extra charges"
     # is about the minutes)
     if free_at(c.tokens) and not free_at(r.tokens) and not free_at(q.tokens):
-        words -= {"free", "charg", "cost", "fee", "extra", "무료", "요금", "비용", "수수료"}
+        words -= FREE_WORDS
         if not names and not any(x not in known_qty for x in qty):
             names.add(FREE)
     content = {t.norm for i, t in enumerate(c.tokens) if not t.stop and i not in in_qty}

@@ -53,8 +53,9 @@ def same_quantity(a: Quantity, b: Quantity) -> bool:
     that name one span ("three months" / "90 days")."""
     ua, ra = unit_of(a)
     ub, rb = unit_of(b)
+    rates_agree = not ra or not rb or ra <= rb or rb <= ra
     if about_as_long(a.value, ua, b.value, ub):
-        return not ra or not rb or ra <= rb or rb <= ra  # "three months" / "90 days"
+        return rates_agree  # "three months" / "90 days"
     if a.value != b.value:
         return False
     hard_a = bool(ua) and not ua.startswith("w:")
@@ -63,7 +64,7 @@ def same_quantity(a: Quantity, b: Quantity) -> bool:
         return False
     if ua and ub and ua != ub:
         return False  # two counted words: "12 이상" (12 or more) is not "12월"
-    return not ra or not rb or ra <= rb or rb <= ra
+    return rates_agree
 
 
 def stated(x: Quantity, y: Quantity) -> bool:
