@@ -508,3 +508,108 @@ def test_own_numbers_idioms_free_and_months_in_days() -> None:
                                  backups, "On the Team plan, daily backups are kept for 30 days.",
                                  "How long are backups kept on the Team plan?")
     assert [m.chunk for m in found] == [0]
+
+
+def test_weekdays_times_a_week_and_hours_in_days() -> None:
+    """"월·수·금" are the weekdays "월요일, 수요일, 금요일" written short ("Mon, Wed" too, but not
+    "sat" alone); "three times a week" is "3 days per week"; "two days" is "48 hours"."""
+    bins = ["A동~C동 재활용 배출: 월·수·금 오전", "D동~F동 재활용 배출: 화·목·토 오전"]
+    found = find_misattributions("E동은 월요일, 수요일, 금요일 오전에 내놓으시면 돼요.", bins,
+                                 "E동은 화요일, 목요일, 토요일 오전에 배출합니다.", "E동 재활용은 언제 버려요?")
+    assert [m.chunk for m in found] == [0] and found[0].detail.startswith("월")
+    gym = ["Off-peak members: classes 2 days per week (Tue, Thu).",
+           "Full members: classes 4 days per week (Mon, Wed, Fri, Sat)."]
+    found = find_misattributions("Off-peak members can join classes four times a week.", gym,
+                                 "Off-peak members can join classes 2 days per week.",
+                                 "How often can off-peak members attend classes?")
+    assert [m.chunk for m in found] == [1]
+    repair = ["Standard repair: your laptop is returned within 5 business days.",
+              "Express repair: your laptop is returned within 48 hours."]
+    found = find_misattributions("With standard repair, you get your laptop back within two days.",
+                                 repair, "Standard repairs are returned within 5 business days.",
+                                 "How long does a standard repair take?")
+    assert [m.chunk for m in found] == [1] and found[0].detail.startswith("48")
+    assert find_misattributions("With standard repair, you get your laptop back within three days.",
+                                repair, "Standard repairs are returned within 5 business days.",
+                                "How long does a standard repair take?") == ()
+
+
+def test_korean_people_counted_players_and_free_said_as_zero() -> None:
+    """A Korean name before a title is a name ("최유진 선생님"); "eight players" is a number
+    (only "one"/"a single" counting a noun is an idiom); "no fee" is carried from "Fee: $0"
+    when the claim's other number is the asked entity's own."""
+    staff = ["피아노 | 최유진 선생님 | 화·목 오후", "바이올린 | 한지훈 선생님 | 월·수 오후"]
+    found = find_misattributions("바이올린 수업은 최유진 선생님이 맡고 계세요.", staff,
+                                 "바이올린 수업은 한지훈 선생님이 가르칩니다.", "바이올린은 어느 선생님이 가르치나요?")
+    assert [m.chunk for m in found] == [0] and "최유진" in found[0].detail
+    modes = ["Duo: co-op for up to 2 players.", "Warband: raids for up to 8 players."]
+    found = find_misattributions("Duo matches hold up to eight players.", modes,
+                                 "Duo matches hold up to 2 players.", "How many players fit in Duo?")
+    assert [m.chunk for m in found] == [1]
+    cards = ["Gold Card\nAnnual fee: $0\nMinimum income: $40,000",
+             "Classic Card\nAnnual fee: $29\nMinimum income: $15,000"]
+    found = find_misattributions("The Classic Card has no annual fee, and you qualify with an "
+                                 "income of $15,000.", cards,
+                                 "Yes, the Classic Card has a $29 annual fee.",
+                                 "Does the Classic Card have an annual fee?")
+    assert [m.chunk for m in found] == [0] and found[0].detail.startswith("$0")
+
+
+def test_a_detail_read_in_two_chunks() -> None:
+    """A claim may take one number from a general notice and the wrong one from another
+    entity's chunk ("Level 3 ... four hours"); where one chunk states every number, only
+    that one is where the detail came from."""
+    chunks = ["Notice: Level 3 water restrictions apply from June to August.",
+              "Zone A: garden hoses may be used 4 hours per day.",
+              "Zone B: garden hoses may be used 2 hours per day."]
+    found = find_misattributions("Under Level 3, Zone B residents may use a hose four hours a day.",
+                                 chunks, "Zone B residents may use garden hoses 2 hours per day.",
+                                 "How long can I use a hose in Zone B?")
+    assert [m.chunk for m in found] == [1]
+    bags = ["Basic fare: one cabin bag up to 7 kg.", "Plus fare: two cabin bags up to 10 kg each.",
+            "Max fare: three cabin bags up to 10 kg each."]
+    found = find_misattributions("The Basic fare allows two cabin bags of up to 10 kg each.", bags,
+                                 "The Basic fare includes one cabin bag up to 7 kg.",
+                                 "How much cabin baggage does Basic include?")
+    assert [m.chunk for m in found] == [1]
+
+
+def test_a_variant_a_title_and_a_letter_name_other_models() -> None:
+    """"Nimbus Kettle Pro" is another model than the asked "Nimbus Kettle"; a claim that
+    names a chunk's title ("Volt 15 specs") or heading ("Bolt X:") compares, it does not
+    misattribute."""
+    kettles = ["Nimbus Kettle (1.2 L): plastic body, keep-warm not available.",
+               "Nimbus Kettle Pro (1.7 L): steel body, keep-warm for up to 30 minutes."]
+    found = find_misattributions("The Nimbus Kettle keeps water warm for up to 30 minutes.",
+                                 kettles, "No, the Nimbus Kettle has no keep-warm function.",
+                                 "Does the Nimbus Kettle keep water warm?")
+    assert [m.chunk for m in found] == [1] and found[0].detail.startswith("30")
+    specs = ["Volt 15 specs\nWeight: 2.1 kg\nBattery: 90 Wh", "Volt 13 specs\nWeight: 1.4 kg\nBattery: 60 Wh"]
+    assert find_misattributions("The Volt 13 weighs 1.4 kg, lighter than the 2.1 kg Volt 15.",
+                                specs, "The Volt 13 weighs 1.4 kg.", "How heavy is the Volt 13?") == ()
+    bikes = ["Bolt X: range up to 40 km, top speed 25 km/h.", "Bolt Max: range up to 80 km."]
+    assert find_misattributions("Bolt X manages about 40 km per charge.", bikes,
+                                "The Bolt Max has a range of up to 80 km.",
+                                "How far does the Bolt Max go?", entailed_by=[0]) == ()
+    rooms = ["청소년 열람실: 평일 09:00~20:00", "일반 열람실: 평일 09:00~23:00"]
+    assert find_misattributions("청소년 열람실은 평일 오후 8시에 문을 닫아요.", rooms,
+                                "일반 열람실은 평일 밤 11시까지 엽니다.", "열람실 몇 시까지 해요?") == ()
+
+
+def test_a_label_that_drops_a_word_of_the_asked_entity_is_another_entity() -> None:
+    """"Peak pass ($60/month):" labels another pass than the asked "off-peak pass", and "심화
+    과정:" another course than "기초 회화 과정", though the window repeats the asked words
+    further on; a label across a clause boundary ("과정은 수강료") does not count."""
+    passes = ["Off-peak pass ($35/month): pool access 10am-4pm on weekdays.",
+              "Peak pass ($60/month): pool access all day, including off-peak hours."]
+    q, ref = "What does the off-peak pass cost?", "The off-peak pass costs $35 a month."
+    found = find_misattributions("The off-peak pass costs $60 a month.", passes, ref, q,
+                                 entailed_by=[1])
+    assert [m.chunk for m in found] == [1]
+    courses = ["기초 회화 과정: 수강료 180,000원 (교재 포함)",
+               "심화 과정: 수강료 260,000원 (기초 회화 과정 수료자 대상)"]
+    found = find_misattributions("기초 회화 과정은 수강료가 260,000원입니다.", courses,
+                                 "기초 회화 과정 수강료는 180,000원입니다.", "기초 회화 과정 수강료가 얼마예요?")
+    assert [m.chunk for m in found] == [1]
+    assert find_misattributions("기초 회화 과정은 수강료가 180,000원입니다.", courses,
+                                "기초 회화 과정 수강료는 180,000원입니다.", "기초 회화 과정 수강료가 얼마예요?") == ()

@@ -11,12 +11,14 @@ Offline, token alignment decides (the lexical judge's tokens: stems, numbers wit
 product codes, months). A hallucinated claim is misattributed from chunk ``j`` when
 
 1. it has a *distinguishing detail*: its numbers (with units), codes, months or names
-   (capitalised or quoted: "캐릭터 '소율'") that neither the reference nor the question
-   state ("unlimited" and "no limit" count as a value, and so does "free" however it is
-   said — "no extra charge", "수수료 없이" — where nothing else is), else at least two such
-   content words; not the numbers the asked entity's own chunk states ("... and 20 hours
-   with the case") while another remains, nor a number word counting a plain noun ("a
-   single charge"); where the reference denies what the claim asserts ("the R3 has no mop" / "the R3
+   (capitalised, quoted — "캐릭터 '소율'" — or a Korean name before a title: "박서연
+   교수님") that neither the reference nor the question state ("unlimited" and "no limit"
+   count as a value, and so does "free" however it is said — "no extra charge", "수수료
+   없이" — where nothing else is), else at least two such content words; not the numbers
+   the asked entity's own chunk states ("... and 20 hours with the case") while another
+   remains ("free" remains: "no monthly fee, and you can open it with just $25"), nor "one"
+   counting a plain noun ("a single charge"; "eight players" is a detail), nor a bare
+   number the reference says ("two visitors" / "two at a time"); where the reference denies what the claim asserts ("the R3 has no mop" / "the R3
    mops"; a "No, ..." answer to a yes/no question), the denied words are the detail, and a
    "Yes, ..." claim against a "No, ..." reference is denied all it asserts past the
    reference's first clause ("Yes, Basic includes SAML SSO" / "No. Basic uses password
@@ -26,15 +28,29 @@ product codes, months). A hallucinated claim is misattributed from chunk ``j`` w
    number, code or name and half of the other words (rounded down; none beside a *specific*
    detail: an amount with a unit, a number of three digits, a code, a two-word name), or,
    without numbers or names, two thirds of the words and at least two (half, at least one,
-   where the window swaps the entity, below);
+   where the window swaps the entity, below). One value said two ways is one: weekdays
+   written short in a list ("Mon, Wed, Fri", "월·수·금"), "three times a week" and "3 days
+   per week", "two days" and "48 hours", "free" and "$0". A number or name the window lacks
+   may be stated by another chunk ("Under the current Stage 2 restrictions, North residents
+   may water three times a week": a notice's "Stage 2", the South district's "3 days per
+   week") when the window states the telling part (a specific one) and no one chunk states
+   them all;
 3. that window is *about another entity*: it lacks a word the claim shares with the question
-   or the reference (the asked entity, "Pro") or the asked numbered entity ("1학기"), shares
-   another of the claim's content words (the same topic; not needed for a specific detail or
-   a swap), and names something the claim, question and reference do not;
+   or the reference (the asked entity, "Pro") or the asked numbered entity ("1학기"), or
+   names a variant of it ("Lumo Reader Pro" for the "Lumo Reader"), or its label names the
+   asked entity less a word ("Peak membership ($49/month):" for the "off-peak membership",
+   "정밀 검진 패키지:" for "기본 검진 패키지"); shares another of the claim's content words (the
+   same topic; not needed for a specific detail or a swap), and names something the claim,
+   question and reference do not;
 4. the claim does not name what the window is about: the words of its heading ("Enterprise
-   plan:"), else its first word the question and reference do not state ("Our head of *sales*
-   is ..."). A claim that does ("Unlike version 4.2, version 5.0 gets updates until 2028")
-   states that entity's fact: noise or a comparison, not a misattribution.
+   plan:") or of its chunk's title line ("Aero 15 specs"), else its first word the question
+   and reference do not state ("Our head of *sales* is ..."); a carried person ("재활의학과
+   | 박서연 교수") is not what it is about, a number after the word that numbers the asked
+   entity is another entity ("the 1.7 kg Aero 15" beside the asked "Aero 13"), and a capital
+   letter after a name is part of it ("Zip S"). A claim that does ("Unlike version 4.2,
+   version 5.0 gets updates until 2028") states that entity's fact: noise or a comparison,
+   not a misattribution; so does one that names the heading of a chunk stating its detail
+   ("어린이 자료실: 평일 09:00~18:00"), whatever another chunk repeats.
 
 A detail found nowhere (a true hallucination: "45-day", "NG-TM-M") is never flagged.
 

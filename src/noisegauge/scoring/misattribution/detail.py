@@ -9,7 +9,7 @@ from ...judges.lexical.slots import closed_class
 from ...judges.lexical.text import MONTHS, NEGATIONS, answer_polarity
 from .tokens import Text, analyse, is_content, stated, unit_of
 
-__all__ = ["FREE", "UNLIMITED", "Detail", "distinguishing_detail", "negated"]
+__all__ = ["FREE", "UNLIMITED", "Detail", "distinguishing_detail", "korean_name", "negated"]
 
 #: Korean bound nouns and auxiliaries the shared stopword list (English) does not hold: they
 #: say nothing about an entity, so they are never a detail ("할 수 있습니다", "동안").
@@ -36,6 +36,10 @@ class Detail:
     anchor_quantities: tuple[Quantity, ...] = ()
     #: The word before each of those ("Zone" of "Zone 2"), or "": what the number numbers.
     anchor_heads: tuple[str, ...] = ()
+    #: The claim says "free" where the reference does not, beside a number that is the detail
+    #: ("no monthly fee, and you can open it with just $25"): "free" is the detail when that
+    #: number turns out to be the asked entity's own.
+    free: bool = False
 
     @property
     def hard(self) -> bool:
@@ -55,10 +59,15 @@ def distinguishing_detail(claim: str, reference: str, question: str = "") -> Det
     c, r, q = analyse(claim), analyse(reference), analyse(question)
     known = r.norms | q.norms
     given = r.quantities + q.quantities
-    # "on a single charge", "one account": a number word counting a plain noun is an idiom
-    # more often than a detail (not "one business day", whose unit is real)
+    # "on a single charge", "one account": "one" counting a plain noun is an idiom more often
+    # than a detail (not "one business day", whose unit is real; not "eight players")
+    # A bare number the reference says without a unit is stated ("two visitors" / "two at a
+    # time").
+    bare = {t.norm for t in r.tokens if t.norm[:1].isdigit()}
     qty = tuple(x for x in c.quantities if not any(stated(x, y) for y in r.quantities)
-                and not (c.tokens[x.pos].kind == "word" and x.unit.startswith("w:")))
+                and not (c.tokens[x.pos].kind == "word" and x.unit.startswith("w:")
+                         and x.value == 1)
+                and not (x.unit.startswith("w:") and c.tokens[x.pos].norm in bare))
     known_qty = tuple(x for x in c.quantities if any(stated(x, y) for y in given))
     in_qty = set()
     for x in c.quantities:
@@ -84,7 +93,7 @@ def distinguishing_detail(claim: str, reference: str, question: str = "") -> Det
             continue
         # "unlimited" is a value, like a number ("통화 무제한" against "통화 100분").
         if t.kind == "code" or t.text.lower() in MONTHS or (t.capital and i > 0) \
-                or t.norm in UNLIMITED or i in c.quoted:
+                or t.norm in UNLIMITED or i in c.quoted or korean_name(c, i):
             names.add(t.norm)
         elif t.kind == "word" and not (t.hangul and (len(t.norm) < 2 or t.norm in _KO_FUNCTION)):
             words.add(t.norm)
@@ -92,7 +101,8 @@ def distinguishing_detail(claim: str, reference: str, question: str = "") -> Det
     # "free", said in any of its ways ("no extra charge" for "free of charge"), is a value,
     # the detail where there is no other number or name ("60 minutes without extra charges"
     # is about the minutes)
-    if free_at(c.tokens) and not free_at(r.tokens) and not free_at(q.tokens):
+    free = bool(free_at(c.tokens)) and not free_at(r.tokens) and not free_at(q.tokens)
+    if free:
         words -= FREE_WORDS
         if not names and not any(x not in known_qty for x in qty):
             names.add(FREE)
@@ -107,7 +117,28 @@ def distinguishing_detail(claim: str, reference: str, question: str = "") -> Det
         return None
     heads = tuple(c.tokens[x.pos - 1].norm if x.pos > 0 and is_content(c.tokens[x.pos - 1]) else ""
                   for x in known_qty)
-    return Detail(qty, frozenset(names), frozenset(words), anchor, topic, known_qty, heads)
+    return Detail(qty, frozenset(names), frozenset(words), anchor, topic, known_qty, heads,
+                  free and FREE not in names)
+
+
+#: Common Korean family names, and the titles said after a person's name ("박서연 교수님").
+_KO_SURNAMES = frozenset("김이박최정강조윤장임한오서신권황안송류전홍고문양손배백허유남심노하곽성차주우구민진나"
+                         "지엄채원천방공현함변염여추도소석선설마길연위표명기반왕금옥육인맹제모탁국어은편용예")
+_KO_TITLES = ("교수", "선생", "님", "씨", "팀장", "과장", "부장", "대리", "차장", "실장", "원장", "의사",
+              "간호사", "매니저", "강사", "코치", "대표", "이사", "주임", "사원", "약사", "변호사", "세무사",
+              "담당", "상담사", "기사", "박사", "원사", "선임", "책임", "수석", "회장", "사장", "본부장")
+
+
+def korean_name(t: Text, i: int) -> bool:
+    """Token ``i`` is a Korean person's name: three syllables beginning with a family name,
+    before a title ("박서연 교수님", "김지현 팀장") or with an honorific ("이도윤님")."""
+    tok = t.tokens[i]
+    if not tok.hangul or tok.text[0] not in _KO_SURNAMES:
+        return False
+    if len(tok.norm) == 4 and tok.norm.endswith(("님", "씨")):
+        return True
+    nxt = t.tokens[i + 1] if i + 1 < len(t.tokens) else None
+    return len(tok.norm) == 3 and nxt is not None and nxt.hangul and nxt.text.startswith(_KO_TITLES)
 
 
 #: A leading answer word ("No, ...", "아니요, ...") is not the negation of what follows.

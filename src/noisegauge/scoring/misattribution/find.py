@@ -7,11 +7,11 @@ from dataclasses import replace
 
 from ...engine.evidence import MisattributedSpan
 from ...judges.lexical.judge import answer_part
-from ...judges.lexical.quantity import free_at
+from ...judges.lexical.quantity import Quantity, free_at
 from ...text import sentence_spans
-from .detail import FREE, Detail, distinguishing_detail, negated
-from .tokens import Text, analyse, is_content, name_keys, same_quantity, unit_of
-from .windows import markers_of, swaps_entity, windows
+from .detail import FREE, UNLIMITED, Detail, distinguishing_detail, korean_name, negated
+from .tokens import CURRENCIES, Text, analyse, is_content, name_keys, same_quantity, stated, unit_of
+from .windows import heading_of, label_of, markers_of, swaps_entity, windows
 
 __all__ = ["MAX_SPAN", "find_misattributions"]
 
@@ -21,28 +21,47 @@ MAX_SPAN = 120
 
 
 def match(d: Detail, chunk: Text, idx: list[int], outside: frozenset[str],
-          swapped: bool) -> list[int] | None:
+          swapped: bool, others: Sequence[Text] = (), relabelled: bool = False) -> list[int] | None:
     """Token indices of the detail inside the ``chunk`` window (token positions ``idx``), or
     None when the window does not state the detail about another entity. ``swapped``: the
-    window puts another entity in the asked one's place (``swaps_entity``)."""
+    window puts another entity in the asked one's place (``swaps_entity``). ``others``: the
+    other chunks; a number or name one of them states may be missing from the window ("Under
+    the current Stage 2 restrictions, North residents may water three times a week" takes
+    "Stage 2" from a notice and "3 days per week" from the South district's chunk), as long as
+    the window states one. ``relabelled``: the window's label names the asked entity less a
+    word ("Peak membership:" for the "off-peak membership"; ``_relabels``)."""
     if not idx:
         return None
     norms = {chunk.tokens[i].norm for i in idx if is_content(chunk.tokens[i])}
     hits: list[int] = []
+    quantities: list[Quantity] = []
+    names: set[str] = set()
     for q in d.quantities:
         found = [p for p in chunk.quantities if p.pos in idx and same_quantity(q, p)]
         if not found:
+            if any(stated(q, p) for t in others for p in t.quantities):
+                continue
             return None
+        quantities.append(q)
         p = found[0]
         hits.append(p.pos)
         if p.pos + 1 < len(chunk.tokens) and p.unit and not chunk.tokens[p.pos + 1].stop:
             hits.append(p.pos + 1)
     for n in d.names:
-        at = [i for i in free_at(chunk.tokens) if i in idx] if n == FREE \
+        at = [i for i in _free(chunk) if i in idx] if n == FREE \
             else [i for i in idx if chunk.tokens[i].norm == n]
         if not at:
+            if n != FREE and n not in UNLIMITED and any(n in t.norms for t in others):
+                continue
             return None
+        names.add(n)
         hits.append(at[0])
+    here = replace(d, quantities=tuple(quantities), names=frozenset(names))
+    # What the window states of a detail read in two places must be the telling part (an
+    # amount with a unit, a code...), not what a general notice said ("Stage 2").
+    if d.hard and (not hits or (here != d and not here.specific)):
+        return None
+    d = here
     present = d.words & norms
     # Words are paraphrased ("includes", "cannot"): half of them (rounded down) with a number
     # or name, none beside a specific one ("lifted the maximum level to 70" / "raised the
@@ -60,7 +79,12 @@ def match(d: Detail, chunk: Text, idx: list[int], outside: frozenset[str],
         hits = sorted(set(hits) | {i for i in idx if chunk.tokens[i].norm in present})
     lacks_qty = any(not any(p.pos in idx and same_quantity(q, p) for p in chunk.quantities)
                     for q in d.anchor_quantities)
-    if not lacks_qty and (not d.anchor or d.anchor <= norms):
+    # "Lumo Reader Pro" where the claim asks about the "Lumo Reader": another model, though
+    # the window names all the asked one's words.
+    variant = any(k > 0 and k - 1 in idx and chunk.tokens[k - 1].norm in d.anchor
+                  and chunk.tokens[k].capital and is_content(chunk.tokens[k])
+                  and chunk.tokens[k].norm not in outside for k in idx)
+    if not lacks_qty and not variant and not relabelled and (not d.anchor or d.anchor <= norms):
         return None  # the window names what the claim is about: not another entity
     if not (d.specific or swapped) and not (d.anchor | d.topic) & norms \
             and len(present) < (2 if d.hard else 3):
@@ -99,29 +123,66 @@ def find_misattributions(claim: str, chunks: Sequence[str], reference: str,
     flagged = {m.chunk for m in found}
     if any(j not in flagged and _states(d, analyse(chunks[j])) for j in entailed_by):
         return ()
+    # A chunk headed by what the claim names ("어린이 자료실: 평일 09:00~18:00" for "어린이
+    # 자료실은 평일 오후 6시에 문을 닫습니다") and stating its detail holds that entity's fact:
+    # the claim says it, whatever another chunk repeats.
+    if found and d.hard:
+        c = analyse(claim)
+        asked = analyse(reference).norms | analyse(question).norms
+        named = frozenset(name_keys(c, range(len(c.tokens))).values())
+        if any(j not in flagged and heading_of(text, t, asked) & named and _states(d, t)
+               for j, (text, t) in enumerate(zip(chunks, map(analyse, chunks), strict=True))):
+            return ()
     return found
 
 
 def _less_own(d: Detail, chunks: Sequence[str], reference: str) -> Detail:
     """The detail less the numbers the asked entity's own chunk states (the chunk that states
     every number of the reference): "8 hours ... and 20 hours with the case" mixes the other
-    model's 8 with its own 20, and only the 8 was carried. One number always stays."""
+    model's 8 with its own 20, and only the 8 was carried. One number always stays, unless
+    the claim also says "free" ("no monthly fee, and you can open it with just $25", where
+    $25 is the asked account's own): then "free" is the detail."""
     ref = analyse(reference).quantities
-    if len(d.quantities) < 2 or not ref:
+    if len(d.quantities) < (1 if d.free else 2) or not ref:
         return d
     own = [t for t in (analyse(x) for x in chunks)
            if all(any(same_quantity(r, p) for p in t.quantities) for r in ref)]
     if len(own) != 1:
         return d
     kept = tuple(q for q in d.quantities if not any(same_quantity(q, p) for p in own[0].quantities))
+    if not kept and d.free:
+        return replace(d, quantities=(), names=d.names | {FREE}, free=False)
     return replace(d, quantities=kept) if kept else d
+
+
+def _free(t: Text) -> list[int]:
+    """Where a text says "free": in words (``free_at``), or as no amount ("Monthly fee: $0")."""
+    zero = [q.pos for q in t.quantities if q.value == 0 and unit_of(q)[0] in CURRENCIES]
+    return sorted({*free_at(t.tokens),
+                   *(i - 1 if i > 0 and t.tokens[i - 1].kind == "sym" else i for i in zero)})
+
+
+def _relabels(claim: str, c: Text, label: frozenset[str], question: frozenset[str]) -> bool:
+    """The label names the claim's entity less a word of it the question asks about: the
+    claim's "off-peak membership" or "기본 검진 패키지" under "Peak membership:" or "정밀 검진
+    패키지:" (the word beside one the label shares is missing)."""
+    toks = c.tokens
+
+    def joined(i: int) -> bool:  # one phrase: "기본 검진", "off-peak"; not "제품은 무상", "pass, classic"
+        return i >= 0 and i + 1 < len(toks) \
+            and claim[c.spans[i][1]:c.spans[i + 1][0]] in (" ", "-") \
+            and not (toks[i].hangul and toks[i].text != toks[i].norm)
+
+    return any(is_content(t) and t.norm in question and t.norm not in label and (
+        (joined(i - 1) and toks[i - 1].norm in label) or (joined(i) and toks[i + 1].norm in label))
+        for i, t in enumerate(toks))
 
 
 def _states(d: Detail, chunk: Text) -> bool:
     """The chunk states the detail somewhere: its numbers and names, else most of its words."""
     if d.hard:
         return all(any(same_quantity(q, p) for p in chunk.quantities) for q in d.quantities) \
-            and d.names - {FREE} <= chunk.norms and (FREE not in d.names or bool(free_at(chunk.tokens)))
+            and d.names - {FREE} <= chunk.norms and (FREE not in d.names or bool(_free(chunk)))
     return len(d.words & chunk.norms) >= max(1, 2 * len(d.words) / 3)
 
 
@@ -131,18 +192,31 @@ def _find(claim: str, d: Detail, chunks: Sequence[str], reference: str, question
     asked = analyse(reference).norms | analyse(question).norms
     outside = c.norms | asked
     keys = name_keys(c, range(len(c.tokens)))
-    # The detail's own numbers: in "A: Yes, up to 5 GB per month" under "Q: ... in Mexico?"
-    # they are what was carried over, not what the window is about (unless nothing else is).
-    carried = frozenset(keys[q.pos] for q in d.quantities if q.pos in keys)
+    # The detail's own numbers and people: in "A: Yes, up to 5 GB per month" under "Q: ... in
+    # Mexico?" and in "재활의학과 | 박서연 교수" they are what was carried over, not what the
+    # window is about (unless nothing else is).
+    people = frozenset(c.tokens[i].norm for i in range(len(c.tokens)) if korean_name(c, i))
+    # (not a number after the word that numbers the asked entity: "Aero 15" beside the asked
+    # "Aero 13" names the other model)
+    carried = frozenset(keys[q.pos] for q in d.quantities if q.pos in keys and not (
+        q.pos > 0 and c.tokens[q.pos - 1].norm in set(d.anchor_heads) - {""})) \
+        | (d.names & people)
     named = frozenset(keys.values()) - carried
     # A number or name is the detail whatever the claim denies beside it ("up to 60 minutes
     # without extra charges"); denied words are the detail only without one.
     denies = negated(c) and not d.hard
+    q_norms = analyse(question).norms
+    texts = [analyse(t) for t in chunks]
+    # Parts of the detail may come from other chunks only where no one chunk states it all
+    # ("two checked bags of up to 32 kg": the chunk with both is where it came from).
+    whole = d.hard and any(_states(d, t) for t in texts)
+    others = [[t for k, t in enumerate(texts) if k != j and not whole] for j in range(len(chunks))]
     out: list[MisattributedSpan] = []
     for j, text in enumerate(chunks):
         if entailed_by and j not in entailed_by:
             continue
         chunk = analyse(text)
+        heading = heading_of(text, chunk, asked)
         for a, b in sorted(windows(text), key=lambda w: w[1] - w[0]):
             idx = [i for i, (s, e) in enumerate(chunk.spans) if s >= a and e <= b]
             # A claim that denies ("방문 설치도 지원되지 않습니다") was not carried from a window
@@ -154,10 +228,12 @@ def _find(claim: str, d: Detail, chunks: Sequence[str], reference: str, question
                 for s, e in sentence_spans(text, a, b) or [(a, b)]))
             # A claim that names what the window is about says that entity's fact (noise, or
             # a comparison: "Unlike version 4.2, version 5.0 ..."), not another's.
-            if (markers - carried) & named or (markers and markers <= carried):
+            relabelled = _relabels(claim, c, label_of(text, chunk, a, b), q_norms)
+            if (markers - carried) & named or (markers and markers <= carried and not relabelled) \
+                    or (heading - carried) & named:
                 continue
             swapped = swaps_entity(c, chunk, idx, asked, outside, d, markers)
-            hits = match(d, chunk, idx, outside, swapped)
+            hits = match(d, chunk, idx, outside, swapped, others[j], relabelled)
             if hits is None or (entailed_by and not swapped):
                 continue
             start, end = chunk.spans[hits[0]][0], chunk.spans[hits[-1]][1]

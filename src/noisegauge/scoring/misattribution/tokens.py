@@ -3,15 +3,31 @@ compare for misattribution (stricter than entailment: a detail must be the same 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ...judges.lexical.quantity import Quantity, about_as_long, quantities
 from ...judges.lexical.slots import acronym
 from ...judges.lexical.text import QUOTED, Token, tokenize
 
-__all__ = ["Text", "analyse", "is_content", "name_keys", "same_quantity", "stated", "unit_of"]
+__all__ = ["CURRENCIES", "Text", "analyse", "is_content", "name_keys", "same_quantity", "stated",
+           "unit_of"]
+
+CURRENCIES = frozenset(["usd", "eur", "gbp", "jpy", "krw"])
+#: Units of time that convert exactly.
+_SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 604800}
+
+#: Weekdays shortened in a list ("Mon, Wed, Fri", "월·수·금", "Tue–Sat"): each is the weekday
+#: written out ("Monday", "월요일"), so a claim that writes them out states the same days.
+_WEEKDAYS = {"mon": "monday", "tue": "tuesday", "tues": "tuesday", "wed": "wednesday",
+             "thu": "thursday", "thur": "thursday", "thurs": "thursday", "fri": "friday",
+             "sat": "saturday", "sun": "sunday",
+             **{k: k + "요일" for k in "월화수목금토일"}}
+_FULL_DAYS = frozenset(_WEEKDAYS.values())
+#: What stands between two weekdays of a list.
+_DAY_JOINS = re.compile(r"[\s,·/~–\-]*(?:and|&|or|to|및|부터)?[\s,·/~–\-]*")
 
 
 @dataclass(frozen=True)
@@ -39,7 +55,39 @@ def analyse(text: str) -> Text:
         pos = k + len(t.text)
     inside = [m.span(1) for m in QUOTED.finditer(text)]
     quoted = frozenset(i for i, (a, b) in enumerate(spans) if any(s <= a and b <= e for s, e in inside))
+    toks = _letters(_weekdays(text, toks, spans), spans)
     return Text(toks, tuple(spans), tuple(quantities(toks)), quoted)
+
+
+def _letters(toks: Sequence[Token], spans: Sequence[tuple[int, int]]) -> tuple[Token, ...]:
+    """A capital letter right after a name is part of it ("Zip S", "Zone A"), not a stopword;
+    not "100 W", "Q." or "I"."""
+    return tuple(
+        replace(t, stop=False) if i > 0 and len(t.text) == 1 and t.text.isupper()
+        and t.text != "I" and toks[i - 1].capital and toks[i - 1].kind == "word"
+        and spans[i][0] == spans[i - 1][1] + 1 else t
+        for i, t in enumerate(toks))
+
+
+def _weekdays(text: str, toks: Sequence[Token], spans: Sequence[tuple[int, int]]) -> tuple[Token, ...]:
+    """Shortened weekdays written out, where one stands beside another weekday ("Mon, Wed",
+    "화·목", "Sat and Sunday"): alone, "sat", "sun" and "월" are other words."""
+    out = list(toks)
+    for i, t in enumerate(toks):
+        short = t.text.lower().rstrip(".")
+        if short not in _WEEKDAYS or (t.hangul and len(t.text) != 1):
+            continue
+        for k in (i - 1, i + 1):
+            if not 0 <= k < len(toks):
+                continue
+            near = toks[k].text.lower().rstrip(".")
+            a, b = sorted((spans[i], spans[k]))
+            if (near in _WEEKDAYS or _WEEKDAYS.get(near, near) in _FULL_DAYS
+                    or toks[k].norm in _FULL_DAYS) \
+                    and _DAY_JOINS.fullmatch(text[a[1]:b[0]]):
+                out[i] = replace(t, norm=_WEEKDAYS[short], stop=False)
+                break
+    return tuple(out)
 
 
 def unit_of(q: Quantity) -> tuple[str, frozenset[str]]:
@@ -49,13 +97,18 @@ def unit_of(q: Quantity) -> tuple[str, frozenset[str]]:
 
 def same_quantity(a: Quantity, b: Quantity) -> bool:
     """Same value, and units that agree ("$29 per month" is "$29 per user per month" said
-    shorter; "30 days" is not "30 users", and "15%" is not a bare "15"); or months and days
+    shorter; "30 days" is not "30 users", and "15%" is not a bare "15"; "three times a week"
+    is "3 days per week"); one span in two units ("two days" / "48 hours"); or months and days
     that name one span ("three months" / "90 days")."""
     ua, ra = unit_of(a)
     ub, rb = unit_of(b)
+    if ra and ra == rb and {ua, ub} == {"times", "day"} and not ra & {"day"}:
+        ua = ub
     rates_agree = not ra or not rb or ra <= rb or rb <= ra
     if about_as_long(a.value, ua, b.value, ub):
         return rates_agree  # "three months" / "90 days"
+    if ua != ub and ua in _SECONDS and ub in _SECONDS:
+        return rates_agree and a.value * _SECONDS[ua] == b.value * _SECONDS[ub]  # "two days" / "48 hours"
     if a.value != b.value:
         return False
     hard_a = bool(ua) and not ua.startswith("w:")

@@ -12,7 +12,7 @@ from ...text import sentence_spans
 from .detail import Detail
 from .tokens import Text, is_content, name_keys, same_quantity
 
-__all__ = ["markers_of", "swaps_entity", "windows"]
+__all__ = ["heading_of", "label_of", "markers_of", "swaps_entity", "windows"]
 
 #: Where a sentence turns to another entity: "...; ...", ", while ...", "..., 반면 ...".
 _CLAUSE = re.compile(r";\s+|,\s+(?=(?:while|whereas|but)\b)|(?<=[며고면]),\s+|\s+반면(?:에)?,?\s+")
@@ -126,3 +126,34 @@ def markers_of(text: str, chunk: Text, idx: list[int], a: int, b: int,
         if 0 < len(head) <= 6:
             return frozenset(keys[i] for i in named if i in head)
     return frozenset(keys[i] for i in named[:1])
+
+
+def heading_of(text: str, chunk: Text, known: frozenset[str]) -> frozenset[str]:
+    """What the whole chunk is about, besides what the question and reference name: its first
+    line when that is a title ("Aero 15 specs", "Premier Checking") or a label ("어린이 자료실:
+    평일 09:00~18:00"); nothing for a chunk that starts with a plain sentence."""
+    end = text.find("\n")
+    colon = text.find(":", 0, end if end >= 0 else len(text))
+    if colon >= 0:
+        end = colon
+    elif end < 0:
+        return frozenset()
+    idx = [i for i, (a, b) in enumerate(chunk.spans) if b <= end]
+    if not 0 < len(idx) <= 6 or (len(idx) == 1 and chunk.tokens[idx[0]].text.lower() in _LABELS):
+        return frozenset()
+    units = {q.pos + 1 for q in chunk.quantities if q.unit}
+    keys = name_keys(chunk, idx)
+    return frozenset(keys[i] for i in idx if i in keys and chunk.tokens[i].norm not in known
+                     and i not in units)
+
+
+def label_of(text: str, chunk: Text, a: int, b: int) -> frozenset[str]:
+    """The stems of the window's label ("Peak membership ($49/month):", "정밀 검진 패키지:"),
+    or nothing: the words before its first colon, when there are one to six and they are not
+    "Q" or "A"."""
+    colon = text.find(":", a, b)
+    idx = [i for i, (s, e) in enumerate(chunk.spans) if s >= a and e <= colon]
+    if colon < 0 or not 0 < len(idx) <= 6 or (
+            len(idx) == 1 and chunk.tokens[idx[0]].text.lower() in _LABELS):
+        return frozenset()
+    return frozenset(chunk.tokens[i].norm for i in idx if is_content(chunk.tokens[i]))
