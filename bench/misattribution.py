@@ -18,9 +18,13 @@ round 6 on test10 and noise4; round 7 (after looking into those) on test11 and n
 on test12, test13 and noise6, from two writers; round 9 (judge 4.9: durations and Korean
 amounts said two ways; an FAQ answer is about what its question names) on test14 and noise7;
 round 10 (judge 4.10: months and days; "free" said any way, the asked entity's own numbers,
-"a single charge") on test15 and noise8; each written by people who saw neither the rules
-nor their results. "dev" is every split some round was developed on or looked into; "held
-out" is the last round's (test15, noise8).
+"a single charge") on test15 and noise8; round 11 (one value said two ways, a detail read in
+two chunks, variants and labels of the asked entity) on test16, test17 and noise9, from three
+writers; each written by people who saw neither the rules nor their results. "dev" is every
+split some round was developed on or looked into; "last round" is round 11's (test16,
+test17, noise9): its figures are those of the rules frozen before its run (commit e04c172)
+until two false alarms were looked into and fixed after it (a code is never read in another
+chunk; a label must name a thing of the claim's kind), so they are no longer held out.
 Splits noise1-noise5 hold true sentences about the other entity (plain noise and comparisons),
 never to be flagged: only false alarms can happen there. Cases of kind ``correct`` (a right
 claim about the right entity) must stay entailed: the bench counts those the judge wrongly
@@ -40,16 +44,17 @@ from noisegauge.report.align import locate
 
 ROOT = Path(__file__).resolve().parents[1]
 DEV = {"test1", "test2", "test3", "test4", "test5", "test6", "test7", "test8", "test9",
-       "test10", "test11", "test12", "test13", "test14", "noise1", "noise2", "noise3",
-       "noise4", "noise5", "noise6", "noise7"}
-HELD = {"test15", "noise8"}
+       "test10", "test11", "test12", "test13", "test14", "test15", "noise1", "noise2", "noise3",
+       "noise4", "noise5", "noise6", "noise7", "noise8"}
+HELD = {"test16", "test17", "noise9"}
 DATA = ROOT / "tests" / "data"
-_GROUP = {"dev": "dev: test1-14, noise1-7", "held": "held out: test15+noise8"}
+_GROUP = {"dev": "dev: test1-15, noise1-8", "held": "last round: test16-17+noise9"}
 FILES = ["misattribution.jsonl", *(f"misattribution_{x}.jsonl"
                                    for x in ("test4", "test5", "test6", "test7", "noise1", "test8",
                                              "noise2", "test9", "noise3", "test10", "noise4",
                                              "test11", "noise5", "test12", "test13", "noise6",
-                                             "test14", "noise7", "test15", "noise8"))]
+                                             "test14", "noise7", "test15", "noise8", "test16",
+                                             "test17", "noise9"))]
 
 
 def _claims_on(case: dict[str, Any], row: dict[str, Any]) -> list[dict[str, Any]]:

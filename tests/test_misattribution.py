@@ -382,14 +382,14 @@ def test_a_denied_feature_named_in_capitals_is_the_detail() -> None:
 
 
 def test_every_labelled_split_keeps_its_precision_and_recall() -> None:
-    """Every split (1,101 cases, en + ko): no more than eleven false alarms among the 707
+    """Every split (1,261 cases, en + ko): no more than eleven false alarms among the 807
     cases that must not be flagged (true hallucinations, right claims, true sentences about
-    the other entity; nine now), and at least 87% of the 394 misattributed claims found with
-    their chunk (89.6% now). A regression guard: the held-out figures are the bench's
+    the other entity; nine now), and at least 85% of the 454 misattributed claims found with
+    their chunk (87.4% now). A regression guard: the held-out figures are the bench's
     (README)."""
     cases = [json.loads(x) for path in sorted(DATA.parent.glob("misattribution*.jsonl"))
              for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
-    assert len(cases) >= 1100
+    assert len(cases) >= 1260
     false_alarms, found, positives = 0, 0, 0
     for case, _, flagged in _labelled(cases):
         if case["misattributed_from"]:
@@ -397,7 +397,7 @@ def test_every_labelled_split_keeps_its_precision_and_recall() -> None:
             found += case["misattributed_from"][0] in flagged
         elif flagged:
             false_alarms += 1
-    assert false_alarms <= 11 and found / positives >= 0.87, (false_alarms, found, positives)
+    assert false_alarms <= 11 and found / positives >= 0.85, (false_alarms, found, positives)
 
 
 def test_faq_labels_negated_claims_and_numbers_that_name_things() -> None:
@@ -572,6 +572,13 @@ def test_a_detail_read_in_two_chunks() -> None:
                                  "The Basic fare includes one cabin bag up to 7 kg.",
                                  "How much cabin baggage does Basic include?")
     assert [m.chunk for m in found] == [1]
+    # What the window states must be a value, and a code is never read in another chunk:
+    # "BF25보다 ... 1등급" compares the two models.
+    rows = ["모델명: BF25 / 냉방면적: 82.6㎡(약 25평) / 에너지효율: 2등급 / 출고가: 2,490,000원",
+            "모델명: BF22 / 냉방면적: 72.7㎡(약 22평) / 에너지효율: 1등급 / 출고가: 2,090,000원"]
+    assert find_misattributions("BF25보다 냉방면적은 작지만 에너지효율은 1등급으로 더 높아요.", rows,
+                                "BF22의 냉방면적은 72.7㎡(약 22평)입니다.",
+                                "BF22 모델 냉방면적이 몇 평이에요?") == ()
 
 
 def test_a_variant_a_title_and_a_letter_name_other_models() -> None:
@@ -613,3 +620,10 @@ def test_a_label_that_drops_a_word_of_the_asked_entity_is_another_entity() -> No
     assert [m.chunk for m in found] == [1]
     assert find_misattributions("기초 회화 과정은 수강료가 180,000원입니다.", courses,
                                 "기초 회화 과정 수강료는 180,000원입니다.", "기초 회화 과정 수강료가 얼마예요?") == ()
+    # A label that names a topic ("Member fees:") over the asked "non-student members" and
+    # the "student members" the claim names is no other entity: the claim is noise.
+    fees = ["Member fees: student members pay $20 a year by direct debit; non-student members "
+            "pay $45 a year."]
+    assert find_misattributions("Student members pay $20 a year.", fees,
+                                "Non-student members pay a $45 fee each year.",
+                                "What fee do non-student members pay?", entailed_by=[0]) == ()

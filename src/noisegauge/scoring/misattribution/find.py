@@ -51,15 +51,18 @@ def match(d: Detail, chunk: Text, idx: list[int], outside: frozenset[str],
         at = [i for i in _free(chunk) if i in idx] if n == FREE \
             else [i for i in idx if chunk.tokens[i].norm == n]
         if not at:
-            if n != FREE and n not in UNLIMITED and any(n in t.norms for t in others):
+            # (not a code: "AF19" in "AF19보다 ... 1등급" names the compared model)
+            if n != FREE and n not in UNLIMITED and not any(ch.isdigit() for ch in n) \
+                    and any(n in t.norms for t in others):
                 continue
             return None
         names.add(n)
         hits.append(at[0])
     here = replace(d, quantities=tuple(quantities), names=frozenset(names))
-    # What the window states of a detail read in two places must be the telling part (an
-    # amount with a unit, a code...), not what a general notice said ("Stage 2").
-    if d.hard and (not hits or (here != d and not here.specific)):
+    # What the window states of a detail read in two places must be the telling part, a
+    # value (an amount with a unit...), not what a general notice said ("Stage 2") nor only
+    # a name ("AF19" of "AF19보다 ... 에너지효율은 1등급", which compares).
+    if d.hard and (not hits or (here != d and not (here.specific and here.quantities))):
         return None
     d = here
     present = d.words & norms
@@ -142,17 +145,22 @@ def _less_own(d: Detail, chunks: Sequence[str], reference: str) -> Detail:
     model's 8 with its own 20, and only the 8 was carried. One number always stays, unless
     the claim also says "free" ("no monthly fee, and you can open it with just $25", where
     $25 is the asked account's own): then "free" is the detail."""
-    ref = analyse(reference).quantities
-    if len(d.quantities) < (1 if d.free else 2) or not ref:
+    own = _own(chunks, reference)
+    if len(d.quantities) < (1 if d.free else 2) or own is None:
         return d
-    own = [t for t in (analyse(x) for x in chunks)
-           if all(any(same_quantity(r, p) for p in t.quantities) for r in ref)]
-    if len(own) != 1:
-        return d
-    kept = tuple(q for q in d.quantities if not any(same_quantity(q, p) for p in own[0].quantities))
+    mine = analyse(chunks[own]).quantities
+    kept = tuple(q for q in d.quantities if not any(same_quantity(q, p) for p in mine))
     if not kept and d.free:
         return replace(d, quantities=(), names=d.names | {FREE}, free=False)
     return replace(d, quantities=kept) if kept else d
+
+
+def _own(chunks: Sequence[str], reference: str) -> int | None:
+    """The asked entity's own chunk: the one chunk that states every number of the reference."""
+    ref = analyse(reference).quantities
+    own = [j for j, x in enumerate(chunks)
+           if all(any(same_quantity(r, p) for p in analyse(x).quantities) for r in ref)]
+    return own[0] if ref and len(own) == 1 else None
 
 
 def _free(t: Text) -> list[int]:
@@ -162,7 +170,8 @@ def _free(t: Text) -> list[int]:
                    *(i - 1 if i > 0 and t.tokens[i - 1].kind == "sym" else i for i in zero)})
 
 
-def _relabels(claim: str, c: Text, label: frozenset[str], question: frozenset[str]) -> bool:
+def _relabels(claim: str, c: Text, label: frozenset[str], question: frozenset[str],
+              outside: frozenset[str]) -> bool:
     """The label names the claim's entity less a word of it the question asks about: the
     claim's "off-peak membership" or "기본 검진 패키지" under "Peak membership:" or "정밀 검진
     패키지:" (the word beside one the label shares is missing)."""
@@ -173,8 +182,13 @@ def _relabels(claim: str, c: Text, label: frozenset[str], question: frozenset[st
             and claim[c.spans[i][1]:c.spans[i + 1][0]] in (" ", "-") \
             and not (toks[i].hangul and toks[i].text != toks[i].norm)
 
-    return any(is_content(t) and t.norm in question and t.norm not in label and (
-        (joined(i - 1) and toks[i - 1].norm in label) or (joined(i) and toks[i + 1].norm in label))
+    # The label must name a thing of the claim's kind (two of its words: "Peak membership";
+    # one and a name of its own: "심화 과정"), not a topic ("Parental leave" over "birth
+    # parents" and "non-birth parents").
+    shared = len(label & c.norms)
+    return (shared >= 2 or (shared == 1 and bool(label - outside))) and any(
+        is_content(t) and t.norm in question and t.norm not in label and (
+            (joined(i - 1) and toks[i - 1].norm in label) or (joined(i) and toks[i + 1].norm in label))
         for i, t in enumerate(toks))
 
 
@@ -228,7 +242,7 @@ def _find(claim: str, d: Detail, chunks: Sequence[str], reference: str, question
                 for s, e in sentence_spans(text, a, b) or [(a, b)]))
             # A claim that names what the window is about says that entity's fact (noise, or
             # a comparison: "Unlike version 4.2, version 5.0 ..."), not another's.
-            relabelled = _relabels(claim, c, label_of(text, chunk, a, b), q_norms)
+            relabelled = _relabels(claim, c, label_of(text, chunk, a, b), q_norms, outside)
             if (markers - carried) & named or (markers and markers <= carried and not relabelled) \
                     or (heading - carried) & named:
                 continue
