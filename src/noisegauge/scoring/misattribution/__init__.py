@@ -33,13 +33,14 @@ product codes, months). A hallucinated claim is misattributed from chunk ``j`` w
    per week", "two days" and "48 hours", "free" and "$0". A number or name the window lacks
    may be stated by another chunk ("Under the current Stage 2 restrictions, North residents
    may water three times a week": a notice's "Stage 2", the South district's "3 days per
-   week") when the window states the telling part (a specific one) and no one chunk states
-   them all;
+   week") when the window states the telling part (a specific value, not only a name), what
+   is missing is no code ("AF19보다 ... 1등급" compares), and no one chunk states them all;
 3. that window is *about another entity*: it lacks a word the claim shares with the question
    or the reference (the asked entity, "Pro") or the asked numbered entity ("1학기"), or
-   names a variant of it ("Lumo Reader Pro" for the "Lumo Reader"), or its label names the
-   asked entity less a word ("Peak membership ($49/month):" for the "off-peak membership",
-   "정밀 검진 패키지:" for "기본 검진 패키지"); shares another of the claim's content words (the
+   names a variant of it ("Lumo Reader Pro" for the "Lumo Reader"), or its label names a
+   thing of the claim's kind less a word of the asked one ("Peak membership ($49/month):" for
+   the "off-peak membership", "정밀 검진 패키지:" for "기본 검진 패키지"; not a topic: "Parental
+   leave:"); shares another of the claim's content words (the
    same topic; not needed for a specific detail or a swap), and names something the claim,
    question and reference do not;
 4. the claim does not name what the window is about: the words of its heading ("Enterprise
