@@ -17,6 +17,7 @@ from itertools import pairwise
 
 from ...text import sentence_spans
 from .amounts import NO_AMOUNT, qty_match, said_otherwise, same_quantity, says
+from .labels import denied_phrase, labels_of, line_labels
 from .quantity import Quantity, quantities
 from .slots import (
     colour_swap,
@@ -111,6 +112,8 @@ class Analysis:
     polarity: int = 0
     #: per sentence: the names it quotes, lower-cased ("신규 캐릭터 '하랑' 추가")
     quoted: tuple[frozenset[str], ...] = ()
+    #: its "Label: value" lines: the label's stems, and whether the value says none
+    labels: tuple[tuple[frozenset[str], bool], ...] = ()
 
 
 def _weight(tok: Token, entity: bool) -> float:
@@ -178,7 +181,8 @@ def analyse(text: str) -> Analysis:
                     frozenset(initial), frozenset(t.norm for t in tt if t.kind == "code"),
                     tuple(sentence_words), _aliases(text), tuple(heads),
                     {k: tuple(content[r] for r in v) for k, v in positions.items()},
-                    frozenset(after_heading), answer_polarity(text), tuple(quoted))
+                    frozenset(after_heading), answer_polarity(text), tuple(quoted),
+                    line_labels(text))
 
 
 _ALIAS = re.compile(r"((?:[A-Z][\w'&.-]*\s+(?:(?:of|the|and|for|de)\s+)*){2,8})\(([A-Z][A-Za-z]{1,7})\)")
@@ -394,6 +398,14 @@ def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
                 prem.sent_of[p.pos] in win and (not units or p.unit.partition("/")[0] in units)
                 for p in prem.quantities):
             return Cues(True, on_topic, "number")
+    # "doesn't charge any foreign transaction fee" / "Foreign transaction fee: 2.75%": a
+    # label line gives a value to what the claim says there is none of; "Annual fee: $0"
+    # says none, as the claim does.
+    denied = denied_phrase(claim.tokens, [i for i in range(len(claim.tokens))
+                                          if _is_negation(claim.tokens, i)])
+    said = labels_of(prem.labels, denied)
+    if said == {False}:
+        return Cues(True, on_topic, "negation")
     if not sent_cov:
         return _NO_CUE
     # Negation and opposites: judged on the sentence that says the claim best (ties: the one
@@ -405,7 +417,7 @@ def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
     order = sorted((i for i, c in enumerate(sent_cov) if c >= top - 1e-9),
                    key=lambda i: _neg_conflict(prem, i, claim_words, claim_neg))
     s = order[0]
-    if top >= 0.5 and _neg_conflict(prem, s, claim_words, claim_neg):
+    if top >= 0.5 and True not in said and _neg_conflict(prem, s, claim_words, claim_neg):
         return Cues(True, on_topic, "negation")
     sent = prem.sentences[s]
     for n in claim_words:
@@ -436,7 +448,8 @@ def _neg_conflict(prem: Analysis, s: int, claim_words: set[str], claim_neg: froz
     sent = prem.sentences[s]
     if (neg - claim_neg) & claim_words or (claim_neg - neg) & sent:
         return True
-    if claim_neg and not neg:
+    # (not where another sentence denies it too: "CS 101 ... (4 credits). No prerequisites.")
+    if claim_neg and not neg and not any(claim_neg & n for n in prem.negated):
         words = claim_words - claim_neg
         return bool(words) and len(words & sent) / len(words) >= 0.8
     return False
