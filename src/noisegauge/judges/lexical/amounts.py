@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .quantity import UNITS, Quantity, about_as_long, no_limit
+from .quantity import CURRENCIES, UNITS, Quantity, about_as_long, no_limit
 from .text import Token
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ def _unit_word(tok: Token) -> bool:
 
 
 #: Words that deny an amount, and the units of the amount that denies them (empty: any).
-_PRICES = frozenset(["usd", "eur", "gbp", "jpy", "krw", "percent"])
+_PRICES = CURRENCIES | {"percent"}
 NO_AMOUNT: dict[str, frozenset[str]] = {"unlimit": frozenset(), "무제한": frozenset(),
                                          "free": _PRICES, "무료": _PRICES, "waiv": _PRICES,
                                          "면제": _PRICES}

@@ -10,7 +10,7 @@ from itertools import pairwise
 
 from .text import _NUMBER_WORDS, MONTHS, Token, _ko_stem, _parse_number
 
-__all__ = ["FREE_WORDS", "UNITS", "Quantity", "about_as_long", "free_at", "no_limit",
+__all__ = ["CURRENCIES", "FREE_WORDS", "UNITS", "Quantity", "about_as_long", "free_at", "no_limit",
            "quantities"]
 
 # Units and their canonical names; plural and Korean forms map to the same name.
@@ -33,6 +33,8 @@ UNITS = {
     "million": "million", "billion": "billion", "trillion": "trillion",
 }
 _CURRENCY_SIGNS = {"$", "€", "£", "¥", "₩"}
+#: The units that are money.
+CURRENCIES = frozenset(["usd", "eur", "gbp", "jpy", "krw"])
 
 
 @dataclass(frozen=True)

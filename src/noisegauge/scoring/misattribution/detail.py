@@ -60,9 +60,8 @@ def distinguishing_detail(claim: str, reference: str, question: str = "") -> Det
     known = r.norms | q.norms
     given = r.quantities + q.quantities
     # "on a single charge", "one account": "one" counting a plain noun is an idiom more often
-    # than a detail (not "one business day", whose unit is real; not "eight players")
-    # A bare number the reference says without a unit is stated ("two visitors" / "two at a
-    # time").
+    # than a detail (not "one business day", whose unit is real; not "eight players"). A bare
+    # number the reference says is stated ("two visitors" / "two at a time").
     bare = {t.norm for t in r.tokens if t.norm[:1].isdigit()}
     qty = tuple(x for x in c.quantities if not any(stated(x, y) for y in r.quantities)
                 and not (c.tokens[x.pos].kind == "word" and x.unit.startswith("w:")

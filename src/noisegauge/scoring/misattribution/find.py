@@ -7,10 +7,10 @@ from dataclasses import replace
 
 from ...engine.evidence import MisattributedSpan
 from ...judges.lexical.judge import answer_part
-from ...judges.lexical.quantity import Quantity, free_at
+from ...judges.lexical.quantity import CURRENCIES, Quantity, free_at
 from ...text import sentence_spans
 from .detail import FREE, UNLIMITED, Detail, distinguishing_detail, korean_name, negated
-from .tokens import CURRENCIES, Text, analyse, is_content, name_keys, same_quantity, stated, unit_of
+from .tokens import Text, analyse, is_content, name_keys, same_quantity, stated, unit_of
 from .windows import heading_of, label_of, markers_of, swaps_entity, windows
 
 __all__ = ["MAX_SPAN", "find_misattributions"]
@@ -224,7 +224,8 @@ def _find(claim: str, d: Detail, chunks: Sequence[str], reference: str, question
     # Parts of the detail may come from other chunks only where no one chunk states it all
     # ("two checked bags of up to 32 kg": the chunk with both is where it came from).
     whole = d.hard and any(_states(d, t) for t in texts)
-    others = [[t for k, t in enumerate(texts) if k != j and not whole] for j in range(len(chunks))]
+    others = [[] if whole else [t for k, t in enumerate(texts) if k != j]
+              for j in range(len(chunks))]
     out: list[MisattributedSpan] = []
     for j, text in enumerate(chunks):
         if entailed_by and j not in entailed_by:

@@ -12,10 +12,8 @@ from ...judges.lexical.quantity import Quantity, about_as_long, quantities
 from ...judges.lexical.slots import acronym
 from ...judges.lexical.text import QUOTED, Token, tokenize
 
-__all__ = ["CURRENCIES", "Text", "analyse", "is_content", "name_keys", "same_quantity", "stated",
-           "unit_of"]
+__all__ = ["Text", "analyse", "is_content", "name_keys", "same_quantity", "stated", "unit_of"]
 
-CURRENCIES = frozenset(["usd", "eur", "gbp", "jpy", "krw"])
 #: Units of time that convert exactly.
 _SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 604800}
 
@@ -82,8 +80,7 @@ def _weekdays(text: str, toks: Sequence[Token], spans: Sequence[tuple[int, int]]
                 continue
             near = toks[k].text.lower().rstrip(".")
             a, b = sorted((spans[i], spans[k]))
-            if (near in _WEEKDAYS or _WEEKDAYS.get(near, near) in _FULL_DAYS
-                    or toks[k].norm in _FULL_DAYS) \
+            if (near in _WEEKDAYS or near in _FULL_DAYS or toks[k].norm in _FULL_DAYS) \
                     and _DAY_JOINS.fullmatch(text[a[1]:b[0]]):
                 out[i] = replace(t, norm=_WEEKDAYS[short], stop=False)
                 break
