@@ -114,6 +114,8 @@ class Analysis:
     quoted: tuple[frozenset[str], ...] = ()
     #: its "Label: value" lines: the label's stems, and whether the value says none
     labels: tuple[tuple[frozenset[str], bool], ...] = ()
+    #: what it says there is none of ("doesn't charge any *foreign transaction fee*")
+    denied: frozenset[str] = frozenset()
 
 
 def _weight(tok: Token, entity: bool) -> float:
@@ -169,11 +171,11 @@ def analyse(text: str) -> Analysis:
         elif len(t.norm) >= 5:
             prefixes.add(t.norm[:5])
     negated: list[set[str]] = [set() for _ in sentence_sets]
-    for i in range(len(tt)):
-        if _is_negation(tt, i):
-            head = _negated_head(tt, i, sent_of)
-            if head is not None:
-                negated[sent_of[i]].add(head)
+    negations = [i for i in range(len(tt)) if _is_negation(tt, i)]
+    for i in negations:
+        head = _negated_head(tt, i, sent_of)
+        if head is not None:
+            negated[sent_of[i]].add(head)
     return Analysis(tt, content, tuple(sentence_sets), tuple(sent_of),
                     frozenset(tt[i].norm for i in content), frozenset(prefixes),
                     tuple(quantities(tt)), tuple(frozenset(n) for n in negated),
@@ -182,7 +184,7 @@ def analyse(text: str) -> Analysis:
                     tuple(sentence_words), _aliases(text), tuple(heads),
                     {k: tuple(content[r] for r in v) for k, v in positions.items()},
                     frozenset(after_heading), answer_polarity(text), tuple(quoted),
-                    line_labels(text))
+                    line_labels(text), denied_phrase(tt, negations))
 
 
 _ALIAS = re.compile(r"((?:[A-Z][\w'&.-]*\s+(?:(?:of|the|and|for|de)\s+)*){2,8})\(([A-Z][A-Za-z]{1,7})\)")
@@ -401,9 +403,7 @@ def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
     # "doesn't charge any foreign transaction fee" / "Foreign transaction fee: 2.75%": a
     # label line gives a value to what the claim says there is none of; "Annual fee: $0"
     # says none, as the claim does.
-    denied = denied_phrase(claim.tokens, [i for i in range(len(claim.tokens))
-                                          if _is_negation(claim.tokens, i)])
-    said = labels_of(prem.labels, denied)
+    said = labels_of(prem.labels, claim.denied)
     if said == {False}:
         return Cues(True, on_topic, "negation")
     if not sent_cov:

@@ -133,14 +133,9 @@ def heading_of(text: str, chunk: Text, known: frozenset[str]) -> frozenset[str]:
     line when that is a title ("Aero 15 specs", "Premier Checking") or a label ("어린이 자료실:
     평일 09:00~18:00"); nothing for a chunk that starts with a plain sentence."""
     end = text.find("\n")
-    colon = text.find(":", 0, end if end >= 0 else len(text))
-    if colon >= 0:
-        end = colon
-    elif end < 0:
-        return frozenset()
-    idx = [i for i, (a, b) in enumerate(chunk.spans) if b <= end]
-    if not 0 < len(idx) <= 6 or (len(idx) == 1 and chunk.tokens[idx[0]].text.lower() in _LABELS):
-        return frozenset()
+    idx = _label(text, chunk, 0, end if end >= 0 else len(text))
+    if not idx and end >= 0 and ":" not in text[:end]:
+        idx = _short([i for i, (_, b) in enumerate(chunk.spans) if b <= end], chunk)
     units = {q.pos + 1 for q in chunk.quantities if q.unit}
     keys = name_keys(chunk, idx)
     return frozenset(keys[i] for i in idx if i in keys and chunk.tokens[i].norm not in known
@@ -149,11 +144,22 @@ def heading_of(text: str, chunk: Text, known: frozenset[str]) -> frozenset[str]:
 
 def label_of(text: str, chunk: Text, a: int, b: int) -> frozenset[str]:
     """The stems of the window's label ("Peak membership ($49/month):", "정밀 검진 패키지:"),
-    or nothing: the words before its first colon, when there are one to six and they are not
-    "Q" or "A"."""
+    or nothing."""
+    return frozenset(chunk.tokens[i].norm for i in _label(text, chunk, a, b)
+                     if is_content(chunk.tokens[i]))
+
+
+def _label(text: str, chunk: Text, a: int, b: int) -> list[int]:
+    """The tokens before the first colon of ``text[a:b]``, when there are one to six and they
+    are not "Q" or "A" alone; else none."""
     colon = text.find(":", a, b)
-    idx = [i for i, (s, e) in enumerate(chunk.spans) if s >= a and e <= colon]
-    if colon < 0 or not 0 < len(idx) <= 6 or (
-            len(idx) == 1 and chunk.tokens[idx[0]].text.lower() in _LABELS):
-        return frozenset()
-    return frozenset(chunk.tokens[i].norm for i in idx if is_content(chunk.tokens[i]))
+    if colon < 0:
+        return []
+    return _short([i for i, (s, e) in enumerate(chunk.spans) if s >= a and e <= colon], chunk)
+
+
+def _short(idx: list[int], chunk: Text) -> list[int]:
+    """``idx`` when it is a heading's length (one to six tokens, not a lone "Q"/"A")."""
+    if not 0 < len(idx) <= 6 or (len(idx) == 1 and chunk.tokens[idx[0]].text.lower() in _LABELS):
+        return []
+    return idx
