@@ -42,7 +42,7 @@ from .scoring import (
 )
 from .verdicts import Verdict
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 if TYPE_CHECKING:
     from .runner.evaluate import Report, aevaluate, evaluate
