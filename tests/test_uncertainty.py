@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from noisegauge import Sample, score_sample
+from noisegauge.engine.catalogue import compute_metrics
 from noisegauge.engine.evidence import build_evidence
 from noisegauge.engine.matrix import ClaimVerdicts, VerdictScores
-from noisegauge.engine.metrics import compute_metrics
 from noisegauge.infra.store import JudgeCache
 from noisegauge.judges.base import ScoredChecker
 from noisegauge.judges.cache import with_cache

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import click
 
-from ..runner.plan import METRIC_ALIASES
+from ..engine.catalogue import canonical
 
 __all__ = ["Gate", "parse_gates", "check_gates"]
 
@@ -30,8 +30,7 @@ def parse_gates(values: tuple[str, ...], direction: str) -> list[Gate]:
             raise click.BadParameter(f"{text!r}: expected METRIC=VALUE, e.g. "
                                      "noise_sensitivity_relevant=0.3",
                                      param_hint=f"--fail-{direction}")
-        name = name.strip().lower()
-        gates.append((METRIC_ALIASES.get(name, name), threshold, direction))
+        gates.append((canonical(name), threshold, direction))
     return gates
 
 

@@ -15,7 +15,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from ..engine.metrics import METRIC_NAMES
+from ..engine import catalogue
 from ..errors import MissingDependency, NoiseGaugeError
 from ..infra.secrets import register_secret, register_secret_header
 from ..runner.progress import RichProgress
@@ -25,10 +25,6 @@ from .gates import check_gates, parse_gates
 __all__ = ["stress", "compare"]
 
 F = TypeVar("F", bound=Callable[..., Any])
-_KEY = ("noise_sensitivity_relevant", "noise_sensitivity_irrelevant", "hallucination",
-        "precision", "faithfulness")
-_SHORT = {"noise_sensitivity_relevant": "NS rel", "noise_sensitivity_irrelevant": "NS irr",
-          "hallucination": "halluc", "precision": "precision", "faithfulness": "faithful"}
 
 
 #: Judges that call an endpoint, and so take --timeout and --max-retries.
@@ -199,8 +195,9 @@ def _print_curve(console: Console, curve: dict[str, Any], title: str) -> None:
     table.add_column("distractors →")
     for level in curve["levels"]:
         table.add_column(str(level), justify="right")
-    for name in _KEY:
-        table.add_row(_SHORT[name], *(_fmt(p) for p in curve["metrics"][name]))
+    for s in catalogue.all_specs():  # the key metrics the curve has
+        if s.key and s.name in curve["metrics"]:
+            table.add_row(s.short, *(_fmt(p) for p in curve["metrics"][s.name]))
     counts = curve["metrics"]["noise_sensitivity_relevant"]
     table.add_row("n (undef/err)", *(f"{p['n']} ({p['undefined']}/{p['errors']})" for p in counts),
                   style="dim")
@@ -231,8 +228,8 @@ def stress(golden: str, pipeline: str, out_dir: str, fail_above: tuple[str, ...]
 
     gates = parse_gates(fail_above, "above") + parse_gates(fail_below, "below")
     for name, _, direction in gates:
-        if name not in METRIC_NAMES:
-            raise click.BadParameter(f"{name!r} is not a metric ({', '.join(METRIC_NAMES)})",
+        if name not in catalogue.family():
+            raise click.BadParameter(f"{name!r} is not a metric ({', '.join(catalogue.family())})",
                                      param_hint=f"--fail-{direction}")
     level = max(opts["levels"]) if gate_level is None else gate_level
     if level not in opts["levels"]:

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .matrix import ClaimVerdicts
-from .metrics import NO_CHUNKS, NO_RELEVANCE, MetricValue, chunk_relevance
+from .metrics import NO_CHUNKS, NO_RELEVANCE, Judged, MetricValue, chunk_relevance
 
-__all__ = ["RANKED_CONTEXT_PRECISION", "ranked_context_precision", "ranked_precision"]
+__all__ = ["RANKED_CONTEXT_PRECISION", "context_precision_ranked", "ranked_context_precision",
+           "ranked_precision"]
 
 RANKED_CONTEXT_PRECISION = "context_precision_ranked"
 
@@ -46,3 +47,8 @@ def ranked_context_precision(cv: ClaimVerdicts) -> MetricValue:
     if not cv.reference_claims:
         return MetricValue(None, NO_RELEVANCE)
     return MetricValue(ranked_precision(chunk_relevance(cv)))
+
+
+def context_precision_ranked(j: Judged) -> MetricValue:
+    """``ranked_context_precision`` over a judged pass (the catalogue's function)."""
+    return ranked_context_precision(j.cv)

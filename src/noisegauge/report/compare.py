@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..engine import catalogue
 from ..errors import InvalidInput
-from ..stress.compare import LOWER_IS_BETTER, NEUTRAL
 from ..stress.stats import paired_bootstrap_ci, paired_permutation_test
 
 __all__ = ["MetricDiff", "SampleChange", "Comparison", "pair_rows", "compare_runs"]
@@ -119,8 +119,8 @@ def _diff(name: str, pairs: Sequence[tuple[int, int]], this: Sequence[Mapping[st
     ci = paired_bootstrap_ci(diffs, seed=seed)
     p = paired_permutation_test(diffs, seed=seed, resamples=5000)
     better = None
-    if p < alpha and (ci[0] > 0 or ci[1] < 0) and name not in NEUTRAL:
-        better = "this" if (mean > 0) != (name in LOWER_IS_BETTER) else "other"
+    if p < alpha and (ci[0] > 0 or ci[1] < 0) and not catalogue.neutral(name):
+        better = "this" if (mean > 0) != catalogue.lower_is_better(name) else "other"
     return MetricDiff(name, n, sum(a for a, _ in vals) / n, sum(b for _, b in vals) / n, mean, ci,
                       p, better)
 

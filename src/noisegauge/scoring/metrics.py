@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 from .._async import run_sync
-from ..engine.metrics import Compat, check_compat
-from ..engine.ranked import RANKED_CONTEXT_PRECISION, ranked_context_precision
+from ..engine import catalogue
+from ..engine.metrics import Compat, Judged, MetricValue, check_compat
+from ..engine.ranked import RANKED_CONTEXT_PRECISION
 from ..io.ragas import is_sample_like, sample_record
 from ..judges.adapt import as_judge
 from ..judges.base import Judge, metered
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["Metric", "NoiseSensitivity", "Faithfulness", "Hallucination", "SelfKnowledge",
            "ContextPrecision", "ContextRecall", "ContextUtilization", "AnswerPrecision",
            "AnswerRecall", "AnswerF1", "RankedContextPrecision", "ascore_sample", "score_sample",
-           "as_sample"]
+           "as_sample", "metric_for"]
 
 
 def as_sample(sample: Sample | Mapping[str, Any] | Any, fields: Mapping[str, Any],
@@ -90,6 +91,10 @@ def score_sample(sample: Sample, judge: Judge | str, *, index: int | None = None
                     hint="use `await ascore_sample(...)`")
 
 
+#: metric name -> the class computing it (each subclass with a ``metric`` adds itself).
+_CLASSES: dict[str, type[Metric]] = {}
+
+
 @functools.lru_cache(maxsize=1)
 def default_judge() -> Judge:
     """The offline default judge, built once and shared by metrics made without one."""
@@ -113,6 +118,11 @@ class Metric:
     model: str | None = field(default=None, kw_only=True, repr=False)
     compat: Compat | None = field(default=None, kw_only=True)
     metric: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.metric:  # the class that computes this catalogue metric (metric_for)
+            _CLASSES.setdefault(cls.metric, cls)
 
     def __post_init__(self) -> None:
         check_compat(self.compat)
@@ -164,8 +174,11 @@ class Metric:
                         hint="use `await scorer.single_turn_ascore(...)`")
 
     def pick(self, result: SampleResult) -> MetricResult:
-        """This metric's value out of a judged pass."""
+        """This metric's value out of a judged pass (a metric outside the family is
+        computed here from the pass's verdicts, by its catalogue function)."""
         mv = result.metrics.get(self.name)
+        if mv is None and result.status != "error" and result.verdicts is not None:
+            mv = _from_verdicts(self.name, result)
         value = None if mv is None else mv.value
         status: Status
         if result.status == "error":
@@ -256,12 +269,25 @@ class RankedContextPrecision(Metric):
     relevant chunk (relevance as in ``ContextPrecision``). Same judge work, no extra call."""
     metric: ClassVar[str] = RANKED_CONTEXT_PRECISION
 
-    def pick(self, result: SampleResult) -> MetricResult:
-        if result.status == "error" or result.verdicts is None:
-            return super().pick(result)
-        mv = ranked_context_precision(result.verdicts)
-        if mv.value is None:
-            return MetricResult(name=self.name, value=None, status="undefined", reason=mv.reason,
-                                sample=result)
-        return MetricResult(name=self.name, value=mv.value, status="ok", reason=None, sample=result)
 
+def _from_verdicts(name: str, result: SampleResult) -> MetricValue | None:
+    try:
+        compute = catalogue.spec(name).compute
+    except KeyError:  # a Metric subclass the catalogue does not know
+        return None
+    return None if compute is None or result.verdicts is None else compute(Judged(result.verdicts))
+
+
+def metric_for(name: str, judge: Judge | str | None = None) -> Metric:
+    """The object computing the catalogue's metric ``name`` (an alias works too): its public
+    class, or a plain ``Metric`` for one registered without a class."""
+    spec = catalogue.spec(name)
+    if spec.cls == NoiseSensitivity.__name__:
+        mode = spec.name.removeprefix("noise_sensitivity_")
+        return NoiseSensitivity(judge=judge, mode=mode)  # type: ignore[arg-type]
+    cls = _CLASSES.get(spec.name)
+    if cls is None:
+        title = spec.cls or "".join(w.title() for w in spec.name.split("_"))
+        cls = cast(type[Metric], type(title, (Metric,), {
+            "metric": spec.name, "__module__": __name__, "__doc__": f"{spec.label} (catalogue)"}))
+    return cls(judge=judge)

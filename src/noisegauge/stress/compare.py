@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .._async import run_sync
-from ..engine.metrics import METRIC_NAMES
+from ..engine import catalogue
 from ..errors import InvalidInput
 from .pipelines import Pipeline, PipelineInterrupted
 from .report import StressReport, read_rows
@@ -27,11 +27,7 @@ from .stats import holm, paired_bootstrap_ci, paired_permutation_test
 from .sweep import astress
 
 __all__ = ["PairedTest", "CompareReport", "compare_rows", "compare_reports", "compare_dirs",
-           "acompare", "compare", "LOWER_IS_BETTER"]
-
-LOWER_IS_BETTER = frozenset({"noise_sensitivity_relevant", "noise_sensitivity_irrelevant",
-                             "hallucination"})
-NEUTRAL = frozenset({"self_knowledge"})  # neither direction is better in itself
+           "acompare", "compare"]
 
 
 @dataclass(frozen=True)
@@ -84,9 +80,11 @@ def _key(row: Mapping[str, Any]) -> tuple[str, int, int]:
 
 
 def compare_rows(rows_a: Iterable[Mapping[str, Any]], rows_b: Iterable[Mapping[str, Any]], *,
-                 a: str = "A", b: str = "B", metrics: Sequence[str] = METRIC_NAMES,
+                 a: str = "A", b: str = "B", metrics: Sequence[str] | None = None,
                  alpha: float = 0.05, seed: int = 0, resamples: int = 10_000) -> CompareReport:
-    """Paired tests from two sets of ``results.jsonl`` rows of the same plan."""
+    """Paired tests from two sets of ``results.jsonl`` rows of the same plan (``metrics``:
+    the family by default)."""
+    metrics = catalogue.family() if metrics is None else metrics
     index_a = {_key(r): r for r in rows_a}
     index_b = {_key(r): r for r in rows_b}
     if set(index_a) != set(index_b):
@@ -117,9 +115,9 @@ def _decide(t: PairedTest, p_adjusted: float | None, alpha: float) -> PairedTest
         return t
     significant = p_adjusted < alpha and (t.ci[0] > 0 or t.ci[1] < 0)
     better = None
-    if significant and t.metric not in NEUTRAL:
+    if significant and not catalogue.neutral(t.metric):
         b_higher = t.diff > 0
-        better = "b" if b_higher != (t.metric in LOWER_IS_BETTER) else "a"
+        better = "b" if b_higher != catalogue.lower_is_better(t.metric) else "a"
     return replace(t, p_adjusted=p_adjusted, significant=significant, better=better)
 
 
