@@ -15,9 +15,9 @@ from noisegauge.engine.evidence import build_evidence
 from noisegauge.engine.matrix import ClaimVerdicts, VerdictScores
 from noisegauge.infra.store import JudgeCache
 from noisegauge.judges.base import ScoredChecker
-from noisegauge.judges.cache import with_cache
+from noisegauge.judges.cached import with_cache
 from noisegauge.judges.lexical import LexicalJudge
-from noisegauge.runner.stats import RunStats
+from noisegauge.report.totals import RunStats
 from noisegauge.verdicts import Verdict
 
 E, N = Verdict.ENTAILED, Verdict.NEUTRAL

@@ -100,7 +100,8 @@ def _sweep_options(f: F) -> F:
         click.option("--ray-address", metavar="ADDRESS",
                      help="Ray cluster to join: auto or ray://HOST:10001 (default: a local Ray)."),
         click.option("--workers", type=click.IntRange(min=1), metavar="N",
-                     help="Blocks judged at once with --engine ray (default: the cluster's CPUs)."),
+                     help="Local: processes judging with a CPU-bound judge (default: every "
+                          "core). --engine ray: blocks judged at once (default: its CPUs)."),
         click.option("--max-retries", "--retries", "retries", type=click.IntRange(min=0),
                      metavar="N", help="Retries of transient pipeline failures (2), and of "
                                        "judge requests for an openai: judge."),
@@ -137,9 +138,8 @@ def _run_kwargs(opts: dict[str, Any], out: Path) -> dict[str, Any]:
         register_secret_header(name, value)
     scale = {"engine": opts.get("engine", "local"), "ray_address": opts.get("ray_address"),
              "workers": opts.get("workers")}
-    if scale["engine"] == "local" and (scale["ray_address"] is not None
-                                       or scale["workers"] is not None):
-        _fail("--ray-address and --workers need --engine ray")
+    if scale["engine"] == "local" and scale["ray_address"] is not None:
+        _fail("--ray-address needs --engine ray")
     cache = None if opts["no_cache"] else Path(opts["cache_path"] or out / "generations.sqlite")
     return {"levels": opts["levels"], "judge": opts["judge"], "strategy": opts["strategy"],
             "position": opts["position"], "repeats": opts["repeats"], "seed": opts["seed"],

@@ -1,7 +1,7 @@
 """Two result files of the same inputs, side by side: paired differences per metric and the
 samples that got better or worse.
 
-The statistics are the stress A/B's (``stress.stats``): a paired bootstrap interval of the
+The statistics are the stress A/B's (``engine.paired``): a paired bootstrap interval of the
 mean difference and a sign-flip permutation p-value, over the samples both runs define.
 """
 
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine import catalogue
+from ..engine.paired import paired_bootstrap_ci, paired_permutation_test
 from ..errors import InvalidInput
-from ..stress.stats import paired_bootstrap_ci, paired_permutation_test
 
 __all__ = ["MetricDiff", "SampleChange", "Comparison", "pair_rows", "compare_runs"]
 

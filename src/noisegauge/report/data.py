@@ -78,7 +78,7 @@ def fill_inputs(rows: Sequence[dict[str, Any]], input_path: str | Path) -> int:
     position). Returns how many rows were filled. For results written before rows carried
     their input."""
     from ..io.readers import open_source  # the readers pull in more than a report needs
-    from ..runner.run import input_record
+    from ..io.rows import input_record
     from ..samples import Sample
 
     samples: dict[int, Sample] = {}

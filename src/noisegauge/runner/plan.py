@@ -17,7 +17,7 @@ from ..engine.metrics import Compat, MetricValue, check_compat
 from ..errors import InvalidInput
 from ..infra.store import JudgeCache
 from ..judges.base import Judge, Usage, judge_identity
-from ..judges.cache import with_cache
+from ..judges.cached import with_cache
 from ..judges.registry import get_judge
 from ..scoring.metrics import Metric, NoiseSensitivity, metric_for
 from ..scoring.results import JudgeEvidence, SampleResult, Status

@@ -22,10 +22,10 @@ from ..infra.secrets import redact
 from ..io.ragchecker import RagcheckerWriter
 from ..io.writers import open_writer
 from ..judges.base import Usage
+from ..report.totals import RunStats
 from ..samples import Sample
 from ..scoring.results import SampleResult
 from .run import output_row
-from .stats import RunStats
 
 __all__ = ["Report", "result_from_row"]
 

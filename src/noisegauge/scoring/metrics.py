@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
+from typing import Any, ClassVar, Literal, cast
 
 from .._async import run_sync
 from ..engine import catalogue
@@ -20,13 +20,11 @@ from ..judges.adapt import as_judge
 from ..judges.base import Judge, metered
 from ..judges.registry import get_judge
 from ..samples import Sample
+from .asking import QuestionRequest, RelevancyMeasure, with_relevancy
 from .failures import describe_failure, failure_kind
 from .judging import judge_sample
 from .results import MetricResult, SampleResult, Status, error_result, result_from_verdicts
 from .sources import ask_sources
-
-if TYPE_CHECKING:
-    from .relevancy import AnswerRelevancy
 
 __all__ = ["Metric", "NoiseSensitivity", "Faithfulness", "Hallucination", "SelfKnowledge",
            "ContextPrecision", "ContextRecall", "ContextUtilization", "AnswerPrecision",
@@ -51,7 +49,7 @@ def as_sample(sample: Sample | Mapping[str, Any] | Any, fields: Mapping[str, Any
 
 async def ascore_sample(sample: Sample, judge: Judge | str, *, index: int | None = None,
                         compat: Compat | None = None,
-                        relevancy: AnswerRelevancy | None = None) -> SampleResult:
+                        relevancy: RelevancyMeasure | None = None) -> SampleResult:
     """Judge one sample once and compute every metric from it. A judge failure (an
     unreachable endpoint, a timeout, an unusable answer) becomes an ``error`` result with the
     reason and its ``error_kind``; anything else is a bug and is raised.
@@ -63,7 +61,6 @@ async def ascore_sample(sample: Sample, judge: Judge | str, *, index: int | None
     with metered() as usage:
         request = None
         if relevancy is not None:
-            from .relevancy import QuestionRequest
             request = QuestionRequest(relevancy.strictness)
         try:
             cv = await judge_sample(sample, resolved, questions=request)
@@ -79,7 +76,6 @@ async def ascore_sample(sample: Sample, judge: Judge | str, *, index: int | None
                                       chunks=sample.retrieved_contexts, reference=sample.reference,
                                       question=sample.user_input, compat=compat)
         if relevancy is not None:
-            from .relevancy import with_relevancy
             result = with_relevancy(result, *ar)
         return await ask_sources(resolved, sample, result)
 

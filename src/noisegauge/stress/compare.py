@@ -20,10 +20,10 @@ from typing import Any
 
 from .._async import run_sync
 from ..engine import catalogue
+from ..engine.paired import holm, paired_bootstrap_ci, paired_permutation_test
 from ..errors import InvalidInput
 from .pipelines import Pipeline, PipelineInterrupted
-from .report import StressReport, read_rows
-from .stats import holm, paired_bootstrap_ci, paired_permutation_test
+from .stress_report import StressReport, read_rows
 from .sweep import astress
 
 __all__ = ["PairedTest", "CompareReport", "compare_rows", "compare_reports", "compare_dirs",
