@@ -38,7 +38,7 @@ from .blocks import BlockSpec
 from .journal import Journal
 from .observe import notify
 from .plan import Plan, aclose_judges, build_plan
-from .pool import arun_pool, default_workers, uses_pool
+from .pool import arun_pool, default_workers, start_method, uses_pool
 from .progress import RichProgress
 from .run import arun, finalize
 from .run_report import Report, result_from_row
@@ -227,6 +227,8 @@ def _ray_options(engine: str, address: str | None, workers: int | None,
 
 def _sendable(spec: BlockSpec) -> bool:
     """Whether the judge and metrics can go to worker processes; if not, one process."""
+    if start_method() == "fork":
+        return True  # the workers start as copies of this process: nothing is sent
     try:
         pickle.dumps(spec)
     except Exception as exc:  # e.g. a judge object holding a lock or a connection

@@ -38,7 +38,7 @@ from .ray_driver import block_size_for, take_block
 from .run import OnResult, Progress, Runner
 
 __all__ = ["CPU_BOUND_JUDGES", "MIN_BLOCK", "arun_pool", "default_workers", "judged_in_pool",
-           "uses_pool"]
+           "start_method", "uses_pool"]
 
 log = logging.getLogger("noisegauge")
 
@@ -69,21 +69,29 @@ def judged_in_pool(judge: Any, workers: int) -> bool:
     return workers > 1 and judge_identity(judge).get("judge") in CPU_BOUND_JUDGES
 
 
-def _ignore_interrupts() -> None:
-    """Workers leave Ctrl-C to the driver, which stops the run and the pool."""
+#: The run's spec in a worker process, set once when the worker starts.
+_SPEC: BlockSpec | None = None
+
+
+def _start_worker(spec: BlockSpec) -> None:
+    """A worker keeps the run's spec and leaves Ctrl-C to the driver, which stops the run
+    and the pool."""
+    global _SPEC
+    _SPEC = spec
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _score_block(spec: BlockSpec, block: Block) -> BlockResult:
+def _score_block(block: Block) -> BlockResult:
     """The pool's task: one block, in a worker process."""
-    return asyncio.run(ascore_block(spec, block))
+    assert _SPEC is not None, "worker started without the run's spec"
+    return asyncio.run(ascore_block(_SPEC, block))
 
 
-def _context() -> Any:
-    # fork: a worker starts at once with the package already imported (and any metric a
-    # program registered in the catalogue); elsewhere, a fresh interpreter.
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    return multiprocessing.get_context(method)
+def start_method() -> str:
+    """fork where there is one: a worker starts at once with the package imported, the
+    judge as it is (nothing is pickled) and any metric a program registered in the
+    catalogue; elsewhere a fresh interpreter, which needs a judge that pickles."""
+    return "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
 
 
 async def arun_pool(source: Source, plan: Plan, spec: BlockSpec, workers: int, *,
@@ -99,14 +107,15 @@ async def arun_pool(source: Source, plan: Plan, spec: BlockSpec, workers: int, *
     size = block_size or block_size_for(source.total, workers)
     log.info("judging in %d worker processes, %d rows a block", workers, size)
     loop = asyncio.get_running_loop()
-    pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=_context(),
-                                                  initializer=_ignore_interrupts)
+    pool = concurrent.futures.ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context(start_method()),
+        initializer=_start_worker, initargs=(spec,))
     out: dict[asyncio.Future[BlockResult], Sequence[tuple[RawRow, Sample]]] = {}
     numbers = itertools.count()
 
     def submit(batch: Sequence[tuple[RawRow, Sample]]) -> None:
         block = Block(next(numbers), tuple((r.index, r.fingerprint, s) for r, s in batch))
-        out[loop.run_in_executor(pool, _score_block, spec, block)] = batch
+        out[loop.run_in_executor(pool, _score_block, block)] = batch
 
     back: dict[int, tuple[Sequence[tuple[RawRow, Sample]], BlockResult]] = {}
     next_block = itertools.count()
