@@ -17,6 +17,7 @@ from click.testing import CliRunner
 
 from noisegauge import evaluate
 from noisegauge.cli.main import cli
+from noisegauge.judges.lexical import LexicalJudge
 from noisegauge.runner.journal import journal_path
 from noisegauge.runner.pool import default_workers
 
@@ -62,6 +63,37 @@ def test_the_pool_is_for_cpu_bound_judges_and_enough_rows(caplog: pytest.LogCapt
         evaluate(_rows(40), judge="fake", cache=False, progress=False, workers=2)
     assert "worker processes" not in caplog.text  # too few rows; a judge that is not CPU-bound
     assert default_workers() >= 1
+
+
+class Abort(Exception):
+    pass
+
+
+class AbortingLexical(LexicalJudge):
+    """The lexical judge with a bug: it dies on the response that starts with ``at``."""
+
+    def __init__(self, at: str) -> None:
+        super().__init__()
+        self.at = at
+
+    async def extract(self, text: str, question: str | None = None) -> list[str]:
+        if text.startswith(self.at):
+            raise Abort
+        return await super().extract(text, question)
+
+
+def test_a_bug_in_a_worker_raises_after_the_blocks_before_it_are_journaled(tmp_path: Path) -> None:
+    rows = _rows(40, seed=3)
+    kw: dict[str, object] = {"cache": False, "progress": False, "workers": 2}
+    out = tmp_path / "out.jsonl"
+    with pytest.raises(Abort):  # row 20 is in the third block of 8 rows
+        evaluate(rows, judge=AbortingLexical(str(rows[20]["response"])), out=out, **kw)
+    assert journal_path(out).exists() and not out.exists()
+    resumed = evaluate(rows, judge="lexical", out=out, **kw)
+    assert resumed.stats.resumed == 16  # the two blocks before the failed one, no more
+    fresh = evaluate(rows, judge="lexical", out=tmp_path / "fresh.jsonl", **kw)
+    assert out.read_bytes() == (tmp_path / "fresh.jsonl").read_bytes()
+    assert list(fresh.rows()) == list(resumed.rows())
 
 
 def test_cli_output_is_byte_identical_and_the_cache_fills(tmp_path: Path) -> None:

@@ -110,32 +110,47 @@ async def arun_pool(source: Source, plan: Plan, spec: BlockSpec, workers: int, *
     pool = concurrent.futures.ProcessPoolExecutor(
         workers, mp_context=multiprocessing.get_context(start_method()),
         initializer=_start_worker, initargs=(spec,))
-    out: dict[asyncio.Future[BlockResult], Sequence[tuple[RawRow, Sample]]] = {}
+    Batch = Sequence[tuple[RawRow, Sample]]
+    out: dict[asyncio.Future[BlockResult], tuple[int, Batch]] = {}
+    back: dict[int, tuple[Batch, BlockResult]] = {}  # came back before a block ahead of it
+    failed: tuple[int, Exception] | None = None  # the first block that raised (a bug)
     numbers = itertools.count()
+    due = 0  # the next block to take, in input order
 
-    def submit(batch: Sequence[tuple[RawRow, Sample]]) -> None:
+    def submit(batch: Batch) -> None:
         block = Block(next(numbers), tuple((r.index, r.fingerprint, s) for r, s in batch))
-        out[loop.run_in_executor(pool, _score_block, block)] = batch
+        out[loop.run_in_executor(pool, _score_block, block)] = (block.number, batch)
 
-    back: dict[int, tuple[Sequence[tuple[RawRow, Sample]], BlockResult]] = {}
-    next_block = itertools.count()
-    due = next(next_block)
+    def waiting(until: int) -> bool:
+        if failed is not None:  # only the blocks before the failed one still count
+            return any(n < failed[0] for n, _ in out.values())
+        return bool(out) and len(out) + len(back) > until  # held blocks bound memory too
 
-    async def finished(until: int) -> list[tuple[Sequence[tuple[RawRow, Sample]], BlockResult]]:
-        """Wait until at most ``until`` blocks are out; the blocks that came back, in input
-        order (a block that finished early waits for those before it: rows are counted and
-        journaled in the order a one-process run gives them)."""
-        nonlocal due
-        while out and len(out) + len(back) > until:  # held blocks count: memory stays bounded
+    async def finished(until: int) -> list[tuple[Batch, BlockResult]]:
+        """Wait until at most ``until`` blocks are out or held; the blocks that can be
+        taken, in input order (one that finished early waits for those before it, so rows
+        are counted and journaled in the order a one-process run gives them)."""
+        nonlocal due, failed
+        while waiting(until):
             ready, _ = await asyncio.wait(list(out), return_when=asyncio.FIRST_COMPLETED)
             for fut in ready:
-                result = fut.result()  # a bug in a worker raises here
-                back[result.number] = (out.pop(fut), result)
+                number, batch = out.pop(fut)
+                try:
+                    back[number] = (batch, fut.result())
+                except Exception as exc:
+                    if failed is None or number < failed[0]:
+                        failed = (number, exc)
         done = []
-        while due in back:
+        while due in back and (failed is None or due < failed[0]):
             done.append(back.pop(due))
-            due = next(next_block)
+            due += 1
         return done
+
+    def take(done: list[tuple[Batch, BlockResult]]) -> None:
+        for sent, result in done:
+            take_block(run, sent, result, store)
+        if failed is not None:  # the rows before it are journaled; now the bug raises
+            raise failed[1]
 
     try:
         batch: list[tuple[RawRow, Sample]] = []
@@ -149,12 +164,11 @@ async def arun_pool(source: Source, plan: Plan, spec: BlockSpec, workers: int, *
             if not batch:
                 break
             done = await finished(2 * workers - 1)  # one queued per worker: none waits
-            submit(batch)
+            if failed is None:
+                submit(batch)
             batch = []
-            for sent, result in done:
-                take_block(run, sent, result, store)
-        for sent, result in await finished(0):
-            take_block(run, sent, result, store)
+            take(done)
+        take(await finished(0))
     finally:
         stopped = bool(out)  # strict, failures, Ctrl-C, a bug: drop the blocks still out
         for fut in out:
