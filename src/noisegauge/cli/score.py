@@ -33,6 +33,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..engine.metrics import COMPAT_MODES, Compat, check_compat
+from ..scoring.labels import RELEVANCE_MODES
 from ..errors import InvalidInput, InvalidSample, JudgeError, NoiseGaugeError
 from ..infra.secrets import register_secret
 from ..infra.store import JudgeCache, resolve_cache
@@ -211,6 +212,14 @@ def _make_judge(spec: str, settings: dict[str, Any]) -> Judge:
 @click.option("--compat", type=click.Choice(COMPAT_MODES),
               help="ragchecker: RAGChecker's computation.py values (0.0) where a metric has no "
                    "denominator, instead of undefined.")
+@click.option("--relevance", type=click.Choice(RELEVANCE_MODES), default="auto",
+              show_default=True,
+              help="Which chunks count as relevant: labels (reference_context_ids), judge "
+                   "(entails a reference claim), both (labels decide; agreement kept for "
+                   "`noisegauge leaks`), auto (labels when a row has them).")
+@click.option("--relevant-ids", "relevant_ids", metavar="FIELD",
+              help="The input field listing the relevant chunks' ids, when it is not "
+                   "reference_context_ids.")
 @ci_options
 @click.pass_context
 def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str | None,
@@ -222,7 +231,8 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
           no_canaries: bool, output_mode: str | None, max_concurrency: int | None,
           cache_path: Path | None, no_cache: bool, restart: bool, strict: bool,
           quiet: bool, engine: str, ray_address: str | None, workers: int | None,
-          compat: str | None, config_path: Path | None, junit_path: Path | None,
+          compat: str | None, relevance: str, relevant_ids: str | None,
+          config_path: Path | None, junit_path: Path | None,
           markdown_path: Path | None) -> None:
     """Score every row of INPUT (JSONL, JSON, RAGChecker JSON, CSV, Parquet).
 
@@ -268,7 +278,8 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
                 failures=max_consecutive_failures, report_path=report_path,
                 compat=check_compat(compat), canaries_on=not no_canaries,
                 keep_rows=report_path is not None or ci_files,
-                scale={"engine": engine, "ray_address": ray_address, "workers": workers})
+                scale={"engine": engine, "ray_address": ray_address, "workers": workers},
+                labels={"relevance": relevance, "relevant_ids": relevant_ids})
         except InvalidSample as exc:
             error(f"{exc}; stopped (--strict). {_saved(out)}")
             raise SystemExit(EXIT_USAGE) from None
@@ -329,7 +340,8 @@ def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: 
          concurrency: int, max_chars: int, failures: int,
          report_path: Path | None = None, compat: Compat | None = None,
          canaries_on: bool = True, keep_rows: bool = False,
-         scale: dict[str, Any] | None = None) -> tuple[Report, Path | None, Judge, CanaryReport]:
+         scale: dict[str, Any] | None = None,
+         labels: dict[str, Any] | None = None) -> tuple[Report, Path | None, Judge, CanaryReport]:
     source = _open_input(input_path, input_format)
     if out is not None:
         _check_writable(out)  # before the probe and canaries spend judge calls
@@ -360,7 +372,8 @@ def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: 
                                    progress=not quiet, keep_results=keep_rows,
                                    max_chars=max_chars,
                                    max_consecutive_failures=failures or None,
-                                   compat=compat, on_start=before_rows, **scale)
+                                   compat=compat, on_start=before_rows, **scale,
+                                   **(labels or {}))
         finally:
             finish = getattr(watched, "finish", None)
             if callable(finish):
