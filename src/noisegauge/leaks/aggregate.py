@@ -1,0 +1,301 @@
+"""Per-source leak counts over a whole run, streamed one result row at a time.
+
+A *leaked claim* is a wrong response claim that a retrieved chunk carried into the answer:
+relevant or irrelevant noise (the chunks in its ``leaked_from``) or a misattributed detail
+(``misattributed_from``). A claim leaked by two sources counts once for each of them, and
+once in the run's total, so the shares of the sources can add up to more than 100%.
+
+Memory grows with the number of distinct sources and of retrievals (a few bytes each), never
+with the size of the rows: a row's texts and claims are dropped as soon as it is counted.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .claims import LEAK_KINDS, leak_kind
+from .identity import DIGEST_PREFIX, chunk_sources
+from .topk import TopK, TopKRow
+
+__all__ = ["EXAMPLES", "LEAK_KINDS", "Agreement", "Example", "Leaks", "LeakTally", "SourceLeaks",
+           "tally"]
+
+#: Example claims kept per source.
+EXAMPLES = 3
+#: Characters of a chunk's text kept to show a source named by a digest.
+SNIPPET = 120
+
+
+@dataclass(frozen=True)
+class Example:
+    """A leaked claim: its text, kind, and the sample it is in (position in the results file)."""
+
+    text: str
+    kind: str
+    position: int
+    sample: str | int
+
+
+@dataclass
+class _Source:
+    name: str
+    snippet: str | None
+    retrieved: int = 0
+    irrelevant: int = 0
+    kinds: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LEAK_KINDS, 0))
+    positions: array[int] = field(default_factory=lambda: array("q"))
+    examples: list[Example] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SourceLeaks:
+    """One source's line of the leak table."""
+
+    source: str
+    leaked_claims: int
+    kinds: Mapping[str, int]
+    share: float | None  # of all leaked claims; None when the run has none
+    samples: tuple[str | int, ...]  # the samples that retrieved it, in file order
+    positions: tuple[int, ...]  # the same samples as positions in the results file
+    retrieved: int
+    irrelevant: int
+    confused_with: str | None
+    examples: tuple[Example, ...]
+    snippet: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        """The CONTRACTS shape (``leaks --json``)."""
+        return {"source": self.source, "leaked_claims": self.leaked_claims,
+                "samples": list(self.samples), "retrieved": self.retrieved,
+                "irrelevant": self.irrelevant, "confused_with": self.confused_with}
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """Labels against the judge's reading, chunk by chunk (``--relevance both``)."""
+
+    both: int
+    labels_only: int
+    judge_only: int
+    neither: int
+
+    @property
+    def n(self) -> int:
+        return self.both + self.labels_only + self.judge_only + self.neither
+
+    @property
+    def share(self) -> float | None:
+        return (self.both + self.neither) / self.n if self.n else None
+
+    @property
+    def kappa(self) -> float | None:
+        """Cohen's kappa; None when chance agreement is total (one class only)."""
+        n = self.n
+        if not n:
+            return None
+        p_label = (self.both + self.labels_only) / n
+        p_judge = (self.both + self.judge_only) / n
+        chance = p_label * p_judge + (1 - p_label) * (1 - p_judge)
+        share = self.share
+        if share is None or chance >= 1:
+            return None
+        return (share - chance) / (1 - chance)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"chunks": self.n, "both_relevant": self.both, "labels_only": self.labels_only,
+                "judge_only": self.judge_only, "neither": self.neither, "agreement": self.share,
+                "kappa": self.kappa}
+
+
+@dataclass(frozen=True)
+class Leaks:
+    """The whole run's leak table, ranked by leaked claims, then source."""
+
+    sources: tuple[SourceLeaks, ...]
+    total_sources: int
+    leaked_claims: int  # distinct leaked claims in the run
+    cumulative: tuple[int, ...]  # cumulative[i]: distinct leaked claims the first i+1 sources carry
+    rows: int
+    errors: int
+    unsourced: int  # rows with chunks but neither ids nor texts to name them
+    relevance_from: Mapping[str, int]  # chunks by where their relevance came from
+    agreement: Agreement | None
+    topk: tuple[TopKRow, ...]
+
+    def carried(self, n: int) -> float | None:
+        """Share of the run's leaked claims the first ``n`` sources carry (None: no leaks)."""
+        if not self.leaked_claims or n <= 0 or not self.cumulative:
+            return None
+        return self.cumulative[min(n, len(self.cumulative)) - 1] / self.leaked_claims
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"sources": [s.to_json() for s in self.sources]}
+        if self.agreement is not None:
+            out["agreement"] = self.agreement.to_json()
+        return out
+
+
+def _row_sources(row: Mapping[str, Any], n: int) -> tuple[str, ...] | None:
+    """The row's chunk sources: as written by the scorer, else from the input's ids and
+    texts (results from before rows carried them); None when neither is there."""
+    chunks = row.get("chunks") or []
+    given = [c.get("source") if isinstance(c, Mapping) else None for c in chunks]
+    if len(given) == n and all(isinstance(s, str) for s in given):
+        return tuple(str(s) for s in given)
+    inp = row.get("input")
+    texts = inp.get("retrieved_contexts") if isinstance(inp, Mapping) else None
+    if not isinstance(texts, list) or len(texts) != n:
+        return None
+    ids = inp.get("chunk_ids") if isinstance(inp, Mapping) else None
+    return chunk_sources([str(t) for t in texts], ids if isinstance(ids, list) else None)
+
+
+class LeakTally:
+    """Feed result rows in file order (``add``); ``leaks()`` ranks what was seen."""
+
+    def __init__(self) -> None:
+        self._index: dict[str, int] = {}
+        self._sources: list[_Source] = []
+        self._pairs: dict[tuple[int, int], int] = {}
+        # Per distinct leaked claim, its sources: one int when a single source (the usual
+        # case, kept compact), else a tuple.
+        self._single = array("q")
+        self._multi: list[tuple[int, ...]] = []
+        self.rows = self.errors = self.unsourced = 0
+        self._origin: dict[str, int] = {}
+        self._agree = [0, 0, 0, 0]  # both, labels only, judge only, neither
+        self.topk = TopK()
+        self._names: list[str | int] = []  # each row's id (its index when it has none)
+
+    def _intern(self, name: str, snippet: str | None) -> int:
+        k = self._index.get(name)
+        if k is None:
+            k = self._index[name] = len(self._sources)
+            self._sources.append(_Source(name, snippet))
+        return k
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        """Count one result row (rows come in file order: a row's position is its number)."""
+        pos = self.rows
+        self.rows += 1
+        sample: str | int = str(row["id"]) if row.get("id") is not None else int(
+            row.get("index", pos))
+        self._names.append(sample)
+        if row.get("status") == "error":
+            self.errors += 1
+            return
+        self.topk.add(row)
+        chunks = [c for c in row.get("chunks") or [] if isinstance(c, Mapping)]
+        if not chunks:
+            return
+        names = _row_sources(row, len(chunks))
+        if names is None:
+            self.unsourced += 1
+            return
+        inp = row.get("input")
+        texts = inp.get("retrieved_contexts") if isinstance(inp, Mapping) else None
+        keys: list[int] = []
+        relevant: set[int] = set()
+        for j, c in enumerate(chunks):
+            snippet = None
+            if isinstance(texts, list) and j < len(texts) and names[j].startswith(DIGEST_PREFIX):
+                snippet = str(texts[j])[:SNIPPET]
+            k = self._intern(names[j], snippet)
+            keys.append(k)
+            src = self._sources[k]
+            src.retrieved += 1
+            if c.get("relevant"):
+                relevant.add(k)
+            else:
+                src.irrelevant += 1
+            if not src.positions or src.positions[-1] != pos:  # once per sample
+                src.positions.append(pos)
+            self._count_origin(c)
+        leaking: set[int] = set()
+        for claim in row.get("response_claims") or []:
+            if not isinstance(claim, Mapping):
+                continue
+            kind, idx = leak_kind(claim)
+            found = tuple(dict.fromkeys(keys[j] for j in idx if 0 <= j < len(keys)))
+            if kind is None or not found:
+                continue
+            if len(found) == 1:
+                self._single.append(found[0])
+            else:
+                self._multi.append(found)
+            for k in found:
+                src = self._sources[k]
+                src.kinds[kind] += 1
+                if len(src.examples) < EXAMPLES:
+                    src.examples.append(Example(str(claim.get("text", "")), kind, pos, sample))
+            leaking.update(found)
+        for a in leaking:  # a leaking source and each relevant source it came with
+            for b in relevant - {a}:
+                key = (a, b) if a < b else (b, a)
+                self._pairs[key] = self._pairs.get(key, 0) + 1
+
+    def _count_origin(self, chunk: Mapping[str, Any]) -> None:
+        origin = chunk.get("relevance_from")
+        if isinstance(origin, str):
+            self._origin[origin] = self._origin.get(origin, 0) + 1
+        judged = chunk.get("relevant_by_judge")
+        if origin == "labels" and isinstance(judged, bool):
+            label = bool(chunk.get("relevant"))
+            self._agree[0 if label and judged else 1 if label else 2 if judged else 3] += 1
+
+    def _siblings(self) -> dict[int, int]:
+        best: dict[int, tuple[int, str, int]] = {}
+        for (a, b), count in self._pairs.items():
+            for x, y in ((a, b), (b, a)):
+                cand = (-count, self._sources[y].name, y)
+                if x not in best or cand < best[x]:
+                    best[x] = cand
+        return {x: v[2] for x, v in best.items()}
+
+    def leaks(self, top: int | None = None) -> Leaks:
+        """The ranked table; ``top``: only the first ``top`` sources."""
+        srcs = self._sources
+        leaked = [sum(s.kinds.values()) for s in srcs]
+        order = sorted(range(len(srcs)), key=lambda k: (-leaked[k], srcs[k].name))
+        rank = {k: r for r, k in enumerate(order)}
+        # Each leaked claim counts for the best-ranked source that carries it.
+        first = [0] * (len(order) + 1)
+        for k in self._single:
+            first[rank[k]] += 1
+        for ks in self._multi:
+            first[min(rank[k] for k in ks)] += 1
+        total = len(self._single) + len(self._multi)
+        shown = order if top is None else order[:top]
+        cumulative: list[int] = []
+        running = 0
+        for r in range(len(shown)):
+            running += first[r]
+            cumulative.append(running)
+        siblings = self._siblings()
+        out = tuple(
+            SourceLeaks(source=srcs[k].name, leaked_claims=leaked[k], kinds=dict(srcs[k].kinds),
+                        share=leaked[k] / total if total else None,
+                        samples=tuple(self._sample_ids(srcs[k].positions)),
+                        positions=tuple(srcs[k].positions), retrieved=srcs[k].retrieved,
+                        irrelevant=srcs[k].irrelevant,
+                        confused_with=srcs[siblings[k]].name if k in siblings else None,
+                        examples=tuple(srcs[k].examples), snippet=srcs[k].snippet)
+            for k in shown)
+        agree = Agreement(*self._agree) if any(self._agree) else None
+        return Leaks(out, len(srcs), total, tuple(cumulative), self.rows, self.errors,
+                     self.unsourced, dict(sorted(self._origin.items())), agree,
+                     self.topk.table())
+
+    def _sample_ids(self, positions: Sequence[int]) -> list[str | int]:
+        return [self._names[p] for p in positions]
+
+
+def tally(rows: Iterable[Mapping[str, Any]], top: int | None = None) -> Leaks:
+    """The leak table of ``rows`` (result rows in file order)."""
+    t = LeakTally()
+    for row in rows:
+        t.add(row)
+    return t.leaks(top)
