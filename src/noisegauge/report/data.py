@@ -19,6 +19,7 @@ from ..engine.metrics import METRIC_NAMES
 from ..engine.summary import MetricSummary, summarize
 from ..errors import InvalidInput, InvalidSample
 from ..judges.base import Usage
+from ..leaks.aggregate import Leaks, tally
 from .align import best_unit, locate
 from .diagnosis import Point, Verdict, diagnose
 
@@ -228,6 +229,7 @@ class Model:
     samples: list[dict[str, Any]]
     chunks: ChunkTable
     extra: dict[str, Any] = field(default_factory=dict)  # compare / stress parts
+    leaks: Leaks | None = None  # the Sources tab
 
 
 def metric_names(rows: Iterable[Mapping[str, Any]]) -> tuple[str, ...]:
@@ -281,4 +283,5 @@ def build_model(rows: Sequence[Mapping[str, Any]], info: RunInfo) -> Model:
     summaries = {n: summarize(n, (_metric_value(r, n) for r in rows if r.get("status") != "error"),
                               errors) for n in names}
     verdict = diagnose(points, left_out=len(rows) - len(points))
-    return Model(info, names, summaries, status, usage, buckets, verdict, points, samples, table)
+    return Model(info, names, summaries, status, usage, buckets, verdict, points, samples, table,
+                 leaks=tally(rows))
