@@ -41,8 +41,8 @@ def leaks(results: Path, top: int | None, json_out: Path | None, topk: bool,
     the relevant source it most often came with (confused with).
     """
     from ..leaks.aggregate import LeakTally
-    from ..leaks.render import agreement_line, cumulative_line, source_label, sources_table, \
-        topk_table
+    from ..leaks.render import sources_table, topk_table
+    from ..leaks.text import agreement_line, cumulative_line, source_label
     from ..leaks.topk import CAVEAT
     from ..report.data import iter_results
 

@@ -118,6 +118,7 @@ class Leaks:
     total_sources: int
     leaked_claims: int  # distinct leaked claims in the run
     cumulative: tuple[int, ...]  # cumulative[i]: distinct leaked claims the first i+1 sources carry
+    leaking: int  # sources that leaked at least one claim
     rows: int
     errors: int
     unsourced: int  # rows with chunks but neither ids nor texts to name them
@@ -130,6 +131,10 @@ class Leaks:
         if not self.leaked_claims or n <= 0 or not self.cumulative:
             return None
         return self.cumulative[min(n, len(self.cumulative)) - 1] / self.leaked_claims
+
+    def headline_count(self, n: int = 5) -> int:
+        """How many sources the cumulative line names: ``n``, or fewer when fewer leaked."""
+        return min(n, self.leaking, len(self.cumulative))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"sources": [s.to_json() for s in self.sources]}
@@ -247,13 +252,17 @@ class LeakTally:
             self._agree[0 if label and judged else 1 if label else 2 if judged else 3] += 1
 
     def _siblings(self) -> dict[int, int]:
-        best: dict[int, tuple[int, str, int]] = {}
+        """Each source's most frequent partner; none where two partners tie for it (a tie
+        names no sibling, and picking one by name would pretend it did)."""
+        best: dict[int, tuple[int, int, bool]] = {}  # count, partner, tied
         for (a, b), count in self._pairs.items():
             for x, y in ((a, b), (b, a)):
-                cand = (-count, self._sources[y].name, y)
-                if x not in best or cand < best[x]:
-                    best[x] = cand
-        return {x: v[2] for x, v in best.items()}
+                old = best.get(x)
+                if old is None or count > old[0]:
+                    best[x] = (count, y, False)
+                elif count == old[0]:
+                    best[x] = (count, old[1], True)
+        return {x: y for x, (_, y, tied) in best.items() if not tied}
 
     def leaks(self, top: int | None = None) -> Leaks:
         """The ranked table; ``top``: only the first ``top`` sources."""
@@ -285,7 +294,8 @@ class LeakTally:
                         examples=tuple(srcs[k].examples), snippet=srcs[k].snippet)
             for k in shown)
         agree = Agreement(*self._agree) if any(self._agree) else None
-        return Leaks(out, len(srcs), total, tuple(cumulative), self.rows, self.errors,
+        return Leaks(out, len(srcs), total, tuple(cumulative), sum(1 for x in leaked if x),
+                     self.rows, self.errors,
                      self.unsourced, dict(sorted(self._origin.items())), agree,
                      self.topk.table())
 

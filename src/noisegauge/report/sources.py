@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..leaks.aggregate import Leaks, SourceLeaks
 from ..leaks.claims import LEAK_KINDS
-from ..leaks.render import agreement_line, cumulative_line, source_label
+from ..leaks.text import agreement_line, cumulative_line, source_label
 from ..leaks.topk import CAVEAT, STRESS_COMMAND
 from .data import BUCKETS
 from .fmt import LABELS, fmt, sample_link
@@ -77,9 +77,9 @@ def sources_section(leaks: Leaks) -> Html:
               el("h2", {"class": "section"}, "Which documents leak"),
               el("p", {"class": "muted"},
                  f"{leaks.leaked_claims:,} wrong claims were carried into answers by "
-                 f"{sum(1 for s in leaks.sources if s.leaked_claims):,} sources. A source is a "
+                 f"{leaks.leaking:,} sources. A source is a "
                  "chunk's id, or a digest of its text when the data gives none. Confused with: the "
-                 "relevant source it most often came with when it leaked." + more),
+                 "relevant source it most often came with when it leaked (none on a tie)." + more),
               el("section", {"class": "card", "style": "margin-bottom:16px"},
                  [el("p", None, el("b", None, line)) for line in lines if line],
                  table if shown else el("p", {"class": "muted"}, "No source was retrieved.")),
