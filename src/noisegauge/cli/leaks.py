@@ -55,8 +55,8 @@ def leaks(results: Path, top: int | None, json_out: Path | None, topk: bool,
             data = found.to_json()
             if topk:
                 data["topk"] = [r.to_json() for r in found.topk]
-            json_out.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n",
-                                encoding="utf-8")
+            # One line: the C encoder (an indented dump of 100,000 sources is ten times slower).
+            json_out.write_text(json.dumps(data, ensure_ascii=False) + "\n", encoding="utf-8")
     except NoiseGaugeError as exc:
         error(str(exc))
         sys.exit(2)

@@ -33,7 +33,6 @@ from rich.table import Table
 from rich.text import Text
 
 from ..engine.metrics import COMPAT_MODES, Compat, check_compat
-from ..scoring.labels import RELEVANCE_MODES
 from ..errors import InvalidInput, InvalidSample, JudgeError, NoiseGaugeError
 from ..infra.secrets import register_secret
 from ..infra.store import JudgeCache, resolve_cache
@@ -49,6 +48,7 @@ from ..runner.plan import Plan, aclose_judges, resolve_metrics
 from ..runner.progress import usage_line
 from ..runner.stats import RunStats
 from ..samples import MAX_TEXT_CHARS
+from ..scoring.labels import RELEVANCE_MODES
 from .ci import bars, ci_options, config_of, gates_of, write_ci_outputs
 from .console import cli_logging, error, note, stdout
 from .gates import Gate, check_gates, parse_gates

@@ -34,5 +34,8 @@ def text_digest(text: str) -> str:
 def chunk_sources(texts: Sequence[str], ids: Sequence[str | None] | None = None) -> tuple[str, ...]:
     """One source per chunk: its id where given, else its text's digest."""
     given = list(ids or ())
-    return tuple(given[j] if j < len(given) and given[j] is not None else text_digest(t)
-                 for j, t in enumerate(texts))
+    out: list[str] = []
+    for j, text in enumerate(texts):
+        name = given[j] if j < len(given) else None
+        out.append(name if name is not None else text_digest(text))
+    return tuple(out)

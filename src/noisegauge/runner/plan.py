@@ -18,6 +18,7 @@ from ..infra.store import JudgeCache
 from ..judges.base import Judge, Usage, judge_identity
 from ..judges.cache import with_cache
 from ..judges.registry import get_judge
+from ..scoring.labels import RelevanceMode, check_relevance
 from ..scoring.metrics import (
     AnswerF1,
     AnswerPrecision,
@@ -33,7 +34,6 @@ from ..scoring.metrics import (
     SelfKnowledge,
 )
 from ..scoring.relevancy import AnswerRelevancy
-from ..scoring.labels import RelevanceMode, check_relevance
 from ..scoring.results import JudgeEvidence, SampleResult, Status
 
 __all__ = ["METRIC_ALIASES", "JudgeGroup", "Plan", "aclose_judges", "build_plan", "merge",

@@ -14,15 +14,15 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 from .._async import run_sync
 from ..engine.metrics import Compat, check_compat
 from ..engine.ranked import RANKED_CONTEXT_PRECISION, ranked_context_precision
+from ..errors import InvalidSample
 from ..io.ragas import is_sample_like, sample_record
 from ..judges.adapt import as_judge
 from ..judges.base import Judge, metered
 from ..judges.registry import get_judge
 from ..samples import Sample
-from ..errors import InvalidSample
 from .failures import describe_failure, failure_kind
-from .labels import RelevanceMode, check_relevance, decide, with_sources
 from .judging import judge_sample
+from .labels import RelevanceMode, check_relevance, decide, with_sources
 from .results import MetricResult, SampleResult, Status, error_result, result_from_verdicts
 from .sources import ask_sources
 
