@@ -173,3 +173,18 @@ def test_the_report_has_a_sources_tab_linking_examples_to_samples(tmp_path: Path
     assert 'href="#s=0"' in html  # an example claim opens its sample
     assert "What another top-k would have kept" in html and "noisegauge stress" in html
     assert 'class="chart curve lines"' in html
+
+
+def test_topk_at_the_largest_k_is_the_runs_own_means() -> None:
+    """Keeping every chunk changes nothing: the last row is the run's claim recall and
+    context precision (samples with no chunk included, as the metrics include them)."""
+    from batch_helpers import ROOT
+
+    report = evaluate(str(ROOT / "examples" / "support_bot.jsonl"), cache=False, progress=False)
+    rows = list(report.rows())
+    assert any(not r["chunks"] and r["status"] == "ok" for r in rows)  # the case that matters
+    last = tally(rows).topk[-1]
+    summary = report.stats.summary()
+    assert last.claim_recall == pytest.approx(summary["claim_recall"].mean)
+    assert last.context_precision == pytest.approx(summary["context_precision"].mean)
+    assert last.irrelevant_kept == 1.0 and last.leaks_dropped == 0.0

@@ -73,6 +73,8 @@ def test_labels_need_chunk_ids_to_match() -> None:
     row = _row("auto", retrieved_context_ids=None)
     assert row["status"] == "error" and row["error_kind"] == "input"
     assert "retrieved_context_ids" in row["reason"] and "reference_context_ids" in row["reason"]
+    nothing = _row("labels", retrieved_contexts=[], retrieved_context_ids=[])  # nothing to match
+    assert nothing["status"] == "ok" and nothing["chunks"] == []
 
 
 def test_labels_without_reference_claims_still_define_context_precision() -> None:

@@ -91,7 +91,7 @@ class Sample:
         reference = _text(record, "reference", row, allow_empty=False)
         contexts, chunk_ids = _contexts(record, row)
         chunk_ids = _row_chunk_ids(record, chunk_ids, len(contexts), row)
-        relevant_ids = _relevant_ids(record, chunk_ids, row)
+        relevant_ids = _relevant_ids(record, chunk_ids, len(contexts), row)
         sample_id = _id(record, row)
         metadata = record.get("metadata")
         if metadata is None:
@@ -247,7 +247,7 @@ def _row_chunk_ids(record: Mapping[str, Any], ids: tuple[str | None, ...] | None
     return ids
 
 
-def _relevant_ids(record: Mapping[str, Any], chunk_ids: tuple[str | None, ...] | None,
+def _relevant_ids(record: Mapping[str, Any], chunk_ids: tuple[str | None, ...] | None, n: int,
                   row: int | None) -> tuple[str, ...] | None:
     value = record.get(RELEVANT_IDS_FIELD)
     if value is None:
@@ -255,7 +255,7 @@ def _relevant_ids(record: Mapping[str, Any], chunk_ids: tuple[str | None, ...] |
     labels = _id_list(value, row, RELEVANT_IDS_FIELD, "a list of the relevant chunks' ids")
     # Labels name chunks by id: chunks without one could only ever be read as irrelevant.
     missing = [j for j, c in enumerate(chunk_ids or ()) if c is None]
-    if chunk_ids is None or missing:
+    if n and (chunk_ids is None or missing):
         where = "the chunks carry no ids" if chunk_ids is None else \
             f"chunk {missing[0]} has no id"
         raise InvalidSample(f"labels relevant chunks by id, but {where}", row=row,
@@ -326,8 +326,8 @@ def _validate(sample: Sample, row: int | None, max_chars: int = MAX_TEXT_CHARS) 
     if sample.chunk_ids is not None and len(sample.chunk_ids) != len(sample.retrieved_contexts):
         raise InvalidSample("has a different length than retrieved_contexts", row=row,
                             field="chunk_ids", expected="one id per chunk")
-    if sample.relevant_ids is not None and (sample.chunk_ids is None
-                                            or any(c is None for c in sample.chunk_ids)):
+    if sample.relevant_ids is not None and sample.retrieved_contexts and (
+            sample.chunk_ids is None or any(c is None for c in sample.chunk_ids)):
         raise InvalidSample("labels relevant chunks by id, but not every chunk has an id",
                             row=row, field=RELEVANT_IDS_FIELD,
                             expected="chunk_ids (one per chunk) so the labels can be matched")

@@ -55,21 +55,22 @@ class _Mean:
         self.tail_sums: list[float] = []
         self.tail_counts: list[int] = []
 
-    def add(self, values: list[float]) -> None:
+    def add(self, values: list[float], empty: float = 0.0) -> None:
+        """A sample's values at k = 1 … n; ``empty``: its value when it has no chunk."""
         n = len(values)
         for acc in (self.sums, self.counts, self.tail_sums, self.tail_counts):
             acc.extend([0] * (n + 1 - len(acc)))
         for k, v in enumerate(values):
             self.sums[k] += v
             self.counts[k] += 1
-        self.tail_sums[n] += values[-1]
+        self.tail_sums[n] += values[-1] if values else empty
         self.tail_counts[n] += 1
 
     def at(self, k: int) -> float | None:
         """The mean at ``k`` (1-based)."""
         s = self.sums[k - 1] if k - 1 < len(self.sums) else 0.0
         c = self.counts[k - 1] if k - 1 < len(self.counts) else 0
-        for n in range(1, min(k, len(self.tail_sums))):  # samples with fewer than k chunks
+        for n in range(min(k, len(self.tail_sums))):  # samples with fewer than k chunks
             s += self.tail_sums[n]
             c += self.tail_counts[n]
         return s / c if c else None
@@ -93,7 +94,7 @@ class TopK:
     def add(self, row: Mapping[str, Any]) -> None:
         chunks = [c for c in row.get("chunks") or [] if isinstance(c, Mapping)]
         n = len(chunks)
-        if row.get("status") == "error" or n == 0:
+        if row.get("status") == "error":
             return
         self.largest = max(self.largest, n)
         rel = [bool(c.get("relevant")) for c in chunks]
