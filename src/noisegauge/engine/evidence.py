@@ -78,14 +78,11 @@ class ChunkEvidence:
     relevant_by_judge: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"index": self.index, "relevant": self.relevant,
-                               "entails_reference_claims": list(self.entails_reference_claims),
-                               "entails_response_claims": list(self.entails_response_claims)}
-        # Absent when unknown, so rows built from bare verdicts keep their earlier shape.
-        for key in ("source", "relevance_from", "relevant_by_judge"):
-            if getattr(self, key) is not None:
-                out[key] = getattr(self, key)
-        return out
+        return {"index": self.index, "relevant": self.relevant,
+                "entails_reference_claims": list(self.entails_reference_claims),
+                "entails_response_claims": list(self.entails_response_claims),
+                "source": self.source, "relevance_from": self.relevance_from,
+                "relevant_by_judge": self.relevant_by_judge}
 
 
 @dataclass(frozen=True)
