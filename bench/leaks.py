@@ -3,8 +3,8 @@
     python bench/leaks.py --n 10000 --n 100000
 
 Scores the bundled support-bot example once with the default judge, then writes a results
-file of N rows from those rows (unique ids; each chunk's source renamed into one of N/10
-documents, so sources repeat across rows as in a real corpus). Each file is read by
+file of N rows from those rows (unique ids; the sources renamed so the file holds about N/10
+distinct documents, each retrieved by several rows, as in a real corpus). Each file is read by
 ``noisegauge leaks FILE --topk --json OUT`` in a fresh process, whose wall time and peak
 resident memory (``getrusage``) are printed beside the file size and the peak of a process
 that only imports the command. The leak table is streamed: the peak should stay flat as N
@@ -34,15 +34,19 @@ def base_rows() -> list[dict[str, Any]]:
     return [dict(r) for r in report.rows()]
 
 
-def write_results(path: Path, base: list[dict[str, Any]], n: int) -> None:
-    docs = max(1, n // 10)
+def write_results(path: Path, base: list[dict[str, Any]], n: int) -> int:
+    """N rows cycling through ``base``; each pass renames the sources into another copy of
+    the example's corpus, so the file holds about N/10 distinct sources. Returns how many."""
+    distinct = {c["source"] for r in base for c in r["chunks"]}
+    copies = max(1, round(n / 10 / max(1, len(distinct))))
     with path.open("w", encoding="utf-8") as fh:
         for i in range(n):
             row = json.loads(json.dumps(base[i % len(base)]))
             row["id"], row["index"] = f"{row['id']}-{i}", i
-            for j, c in enumerate(row["chunks"]):
-                c["source"] = f"{c['source']}#{(i * 7 + j) % docs}"
+            for c in row["chunks"]:
+                c["source"] = f"{c['source']}#{(i // len(base)) % copies}"
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return len(distinct) * min(copies, -(-n // len(base)))
 
 
 def measure(args: list[str]) -> tuple[float, float]:

@@ -6,15 +6,40 @@ Exit codes: 0 done; 2 bad invocation or unreadable input.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ..errors import NoiseGaugeError
 from .console import error, stdout
 
+if TYPE_CHECKING:
+    from ..leaks.aggregate import Leaks, LeakTally
+
 __all__ = ["leaks"]
+
+#: Sources the table shows without --top.
+TABLE_TOP = 10
+
+
+def _write_json(path: Path, tally: LeakTally, found: Leaks, top: int | None, topk: bool) -> None:
+    """``{"sources": [...], ...}`` written a source at a time: a run with hundreds of
+    thousands of sources never has them all in memory as dicts or as one string."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        fh.write('{"sources": [')
+        for n, source in enumerate(tally.json_sources(top)):
+            fh.write((",\n " if n else "\n ") + json.dumps(source, ensure_ascii=False))
+        fh.write("\n]")
+        if found.agreement is not None:
+            fh.write(', "agreement": ' + json.dumps(found.agreement.to_json()))
+        if topk:
+            fh.write(', "topk": ' + json.dumps([r.to_json() for r in found.topk]))
+        fh.write("}\n")
+    os.replace(tmp, path)
 
 
 @click.command()
@@ -50,13 +75,9 @@ def leaks(results: Path, top: int | None, json_out: Path | None, topk: bool,
     try:
         for row in iter_results(results):
             tally.add(row)
-        found = tally.leaks(top)
+        found = tally.leaks(top or TABLE_TOP)
         if json_out is not None:
-            data = found.to_json()
-            if topk:
-                data["topk"] = [r.to_json() for r in found.topk]
-            # One line: the C encoder (an indented dump of 100,000 sources is ten times slower).
-            json_out.write_text(json.dumps(data, ensure_ascii=False) + "\n", encoding="utf-8")
+            _write_json(json_out, tally, found, top, topk)
     except NoiseGaugeError as exc:
         error(str(exc))
         sys.exit(2)
@@ -64,7 +85,7 @@ def leaks(results: Path, top: int | None, json_out: Path | None, topk: bool,
         error(f"{exc.strerror or exc}: {exc.filename or json_out}")
         sys.exit(2)
     out = stdout()
-    shown = found.sources[:top or 10]
+    shown = found.sources
     scored = found.rows - found.errors
     out.print(f"{results.name}: {found.rows:,} samples ({found.errors:,} error rows left out), "
               f"{found.leaked_claims:,} leaked claims, {found.total_sources:,} sources.",

@@ -12,7 +12,7 @@ with the size of the rows: a row's texts and claims are dropped as soon as it is
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,15 +39,18 @@ class Example:
     sample: str | int
 
 
-@dataclass
+@dataclass(slots=True)
 class _Source:
+    """What is kept per source while streaming: counts, sample positions, a few examples
+    (slots, and the kinds as a short list: a run can have hundreds of thousands of these)."""
+
     name: str
     snippet: str | None
     retrieved: int = 0
     irrelevant: int = 0
-    kinds: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LEAK_KINDS, 0))
-    positions: array[int] = field(default_factory=lambda: array("q"))
-    examples: list[Example] = field(default_factory=list)
+    kinds: list[int] = field(default_factory=lambda: [0] * len(LEAK_KINDS))
+    positions: array[int] = field(default_factory=lambda: array("l"))
+    examples: list[Example] | None = None
 
 
 @dataclass(frozen=True)
@@ -174,6 +177,7 @@ class LeakTally:
         self._agree = [0, 0, 0, 0]  # both, labels only, judge only, neither
         self.topk = TopK()
         self._names: list[str | int] = []  # each row's id (its index when it has none)
+        self._ranked: tuple[int, tuple[list[int], list[int], list[int], dict[int, int]]] | None = None
 
     def _intern(self, name: str, snippet: str | None) -> int:
         k = self._index.get(name)
@@ -231,9 +235,12 @@ class LeakTally:
                 self._single.append(found[0])
             else:
                 self._multi.append(found)
+            slot = LEAK_KINDS.index(kind)
             for k in found:
                 src = self._sources[k]
-                src.kinds[kind] += 1
+                src.kinds[slot] += 1
+                if src.examples is None:
+                    src.examples = []
                 if len(src.examples) < EXAMPLES:
                     src.examples.append(Example(str(claim.get("text", "")), kind, pos, sample))
             leaking.update(found)
@@ -264,18 +271,39 @@ class LeakTally:
                     best[x] = (count, old[1], True)
         return {x: y for x, (_, y, tied) in best.items() if not tied}
 
+    def _ranking(self) -> tuple[list[int], list[int], list[int], dict[int, int]]:
+        """Sources in rank order, their leaked claims, the leaked claims first carried at
+        each rank, and the siblings; computed once after the last ``add``."""
+        if self._ranked is None or self._ranked[0] != self.rows:
+            srcs = self._sources
+            leaked = [sum(s.kinds) for s in srcs]
+            order = sorted(range(len(srcs)), key=lambda k: (-leaked[k], srcs[k].name))
+            rank = {k: r for r, k in enumerate(order)}
+            # Each leaked claim counts for the best-ranked source that carries it.
+            first = [0] * (len(order) + 1)
+            for k in self._single:
+                first[rank[k]] += 1
+            for ks in self._multi:
+                first[min(rank[k] for k in ks)] += 1
+            self._ranked = (self.rows, (order, leaked, first, self._siblings()))
+        return self._ranked[1]
+
+    def json_sources(self, top: int | None = None) -> Iterator[dict[str, Any]]:
+        """``SourceLeaks.to_json`` of the first ``top`` sources (all: None), one at a time,
+        so writing every source of a huge run never holds them all."""
+        order, leaked, _, siblings = self._ranking()
+        srcs = self._sources
+        for k in order if top is None else order[:top]:
+            s = srcs[k]
+            yield {"source": s.name, "leaked_claims": leaked[k],
+                   "samples": self._sample_ids(s.positions), "retrieved": s.retrieved,
+                   "irrelevant": s.irrelevant,
+                   "confused_with": srcs[siblings[k]].name if k in siblings else None}
+
     def leaks(self, top: int | None = None) -> Leaks:
         """The ranked table; ``top``: only the first ``top`` sources."""
         srcs = self._sources
-        leaked = [sum(s.kinds.values()) for s in srcs]
-        order = sorted(range(len(srcs)), key=lambda k: (-leaked[k], srcs[k].name))
-        rank = {k: r for r, k in enumerate(order)}
-        # Each leaked claim counts for the best-ranked source that carries it.
-        first = [0] * (len(order) + 1)
-        for k in self._single:
-            first[rank[k]] += 1
-        for ks in self._multi:
-            first[min(rank[k] for k in ks)] += 1
+        order, leaked, first, siblings = self._ranking()
         total = len(self._single) + len(self._multi)
         shown = order if top is None else order[:top]
         cumulative: list[int] = []
@@ -283,15 +311,15 @@ class LeakTally:
         for r in range(len(shown)):
             running += first[r]
             cumulative.append(running)
-        siblings = self._siblings()
         out = tuple(
-            SourceLeaks(source=srcs[k].name, leaked_claims=leaked[k], kinds=dict(srcs[k].kinds),
+            SourceLeaks(source=srcs[k].name, leaked_claims=leaked[k],
+                        kinds=dict(zip(LEAK_KINDS, srcs[k].kinds, strict=True)),
                         share=leaked[k] / total if total else None,
                         samples=tuple(self._sample_ids(srcs[k].positions)),
                         positions=tuple(srcs[k].positions), retrieved=srcs[k].retrieved,
                         irrelevant=srcs[k].irrelevant,
                         confused_with=srcs[siblings[k]].name if k in siblings else None,
-                        examples=tuple(srcs[k].examples), snippet=srcs[k].snippet)
+                        examples=tuple(srcs[k].examples or ()), snippet=srcs[k].snippet)
             for k in shown)
         agree = Agreement(*self._agree) if any(self._agree) else None
         return Leaks(out, len(srcs), total, tuple(cumulative), sum(1 for x in leaked if x),

@@ -37,6 +37,8 @@ BUCKETS: dict[str, tuple[str, str]] = {
 }
 #: Diagnostic columns beside the metric family (never part of its algebra).
 DIAGNOSTICS: tuple[str, ...] = ("noise_misattribution",)
+#: Sources listed in the report's Sources tab (the rest are counted in its headline).
+SOURCES_SHOWN = 20
 #: A chunk's sentence must hold this share of a claim's words to be marked as its evidence.
 EVIDENCE_RECALL = 0.3
 
@@ -284,4 +286,4 @@ def build_model(rows: Sequence[Mapping[str, Any]], info: RunInfo) -> Model:
                               errors) for n in names}
     verdict = diagnose(points, left_out=len(rows) - len(points))
     return Model(info, names, summaries, status, usage, buckets, verdict, points, samples, table,
-                 leaks=tally(rows))
+                 leaks=tally(rows, top=SOURCES_SHOWN))

@@ -11,10 +11,7 @@ from .fmt import LABELS, fmt, sample_link
 from .markup import Html, el
 from .svg import lines_chart
 
-__all__ = ["SHOWN", "sources_section"]
-
-#: Sources listed in the tab (the rest are counted in the headline).
-SHOWN = 20
+__all__ = ["sources_section"]
 
 
 def _pct(x: float | None) -> str:
@@ -62,7 +59,7 @@ def _topk(leaks: Leaks) -> Html:
 
 
 def sources_section(leaks: Leaks) -> Html:
-    shown = leaks.sources[:SHOWN]
+    shown = leaks.sources
     lines = [cumulative_line(leaks) or "No claim leaked from any source.",
              agreement_line(leaks)]
     head = el("tr", None, *(el("th", {"class": "num"} if k in (0, 2, 3, 4, 5) else None, t)
