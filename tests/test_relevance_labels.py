@@ -132,12 +132,14 @@ def test_relevant_ids_names_another_field_in_csv(tmp_path: Path) -> None:
                     json.dumps(["h"])])
     out = tmp_path / "r.jsonl"
     res = CliRunner().invoke(cli, ["score", str(path), "--out", str(out), "--relevant-ids",
-                                   "gold_chunks", "--relevance", "labels", "-q", "--no-cache",
+                                   "gold_chunks", "--relevance", "both", "-q", "--no-cache",
                                    "--no-canaries"], catch_exceptions=False)
     assert res.exit_code == 0, res.output
+    # score's summary says how the labels and the judge agree: w (judge), h (labels), o
+    assert "labels vs the judge's relevance on 3 chunks: agree 33%" in res.output
     row = json.loads(out.read_text().splitlines()[0])
-    assert _chunks(row) == [("w", False, "labels", None), ("h", True, "labels", None),
-                            ("o", False, "labels", None)]
+    assert _chunks(row) == [("w", False, "labels", True), ("h", True, "labels", False),
+                            ("o", False, "labels", False)]
     assert row["input"]["reference_context_ids"] == ["h"]
 
 

@@ -42,6 +42,7 @@ from ..judges.base import Judge
 from ..judges.canaries import CanaryReport, watch
 from ..judges.llm.modes import MODES
 from ..judges.registry import get_judge
+from ..leaks.text import agreement_line
 from ..runner.evaluate import Report, aevaluate
 from ..runner.journal import journal_path
 from ..runner.plan import Plan, aclose_judges, resolve_metrics
@@ -81,6 +82,9 @@ def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None,
     hint = stats.uncertain_hint()
     if hint:
         console.print(hint)
+    agree = agreement_line(stats.agreement())
+    if agree:
+        console.print(Text(agree))
     st, u = stats.status, stats.usage
     console.print(f"rows {stats.rows:,}: ok {st.get('ok', 0):,}, undefined "
                   f"{st.get('undefined', 0):,}, error {st.get('error', 0):,}")

@@ -21,7 +21,7 @@ from .identity import DIGEST_PREFIX, chunk_sources
 from .topk import TopK, TopKRow
 
 __all__ = ["EXAMPLES", "LEAK_KINDS", "Agreement", "Example", "Leaks", "LeakTally", "SourceLeaks",
-           "tally"]
+           "agreement_slot", "tally"]
 
 #: Example claims kept per source.
 EXAMPLES = 3
@@ -161,6 +161,16 @@ def _row_sources(row: Mapping[str, Any], n: int) -> tuple[str, ...] | None:
     return chunk_sources([str(t) for t in texts], ids if isinstance(ids, list) else None)
 
 
+def agreement_slot(chunk: Mapping[str, Any]) -> int | None:
+    """Where a chunk entry counts in ``Agreement`` (both, labels only, judge only, neither);
+    None unless labels decided it and the judge's reading was kept (``--relevance both``)."""
+    judged = chunk.get("relevant_by_judge")
+    if chunk.get("relevance_from") != "labels" or not isinstance(judged, bool):
+        return None
+    label = bool(chunk.get("relevant"))
+    return 0 if label and judged else 1 if label else 2 if judged else 3
+
+
 class LeakTally:
     """Feed result rows in file order (``add``); ``leaks()`` ranks what was seen."""
 
@@ -253,10 +263,9 @@ class LeakTally:
         origin = chunk.get("relevance_from")
         if isinstance(origin, str):
             self._origin[origin] = self._origin.get(origin, 0) + 1
-        judged = chunk.get("relevant_by_judge")
-        if origin == "labels" and isinstance(judged, bool):
-            label = bool(chunk.get("relevant"))
-            self._agree[0 if label and judged else 1 if label else 2 if judged else 3] += 1
+        slot = agreement_slot(chunk)
+        if slot is not None:
+            self._agree[slot] += 1
 
     def _siblings(self) -> dict[int, int]:
         """Each source's most frequent partner; none where two partners tie for it (a tie

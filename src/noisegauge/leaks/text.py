@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .aggregate import Leaks, SourceLeaks
+from .aggregate import Agreement, Leaks, SourceLeaks
 from .identity import DIGEST_PREFIX
 
 __all__ = ["agreement_line", "cumulative_line", "frac", "pct", "source_label"]
@@ -37,8 +37,9 @@ def cumulative_line(leaks: Leaks, n: int = 5) -> str | None:
             f"({leaks.cumulative[n - 1]:,} of {leaks.leaked_claims:,}).")
 
 
-def agreement_line(leaks: Leaks) -> str | None:
-    a = leaks.agreement
+def agreement_line(leaks: Leaks | Agreement | None) -> str | None:
+    """Labels against the judge's relevance in one line (None when not both were kept)."""
+    a = leaks.agreement if isinstance(leaks, Leaks) else leaks
     if a is None:
         return None
     kappa = "undefined (one class only)" if a.kappa is None else f"{a.kappa:.2f}"

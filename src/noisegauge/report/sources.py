@@ -62,6 +62,9 @@ def sources_section(leaks: Leaks) -> Html:
     shown = leaks.sources
     lines = [cumulative_line(leaks) or "No claim leaked from any source.",
              agreement_line(leaks)]
+    if leaks.unsourced:  # counted, never guessed: say which rows are missing and why
+        lines.append(f"{leaks.unsourced:,} rows carry neither chunk ids nor texts, so their "
+                     "sources are unknown and not counted (pass --input INPUT, or score again).")
     head = el("tr", None, *(el("th", {"class": "num"} if k in (0, 2, 3, 4, 5) else None, t)
                             for k, t in enumerate(["#", "source", "leaked claims", "share",
                                                    "retrieved", "irrelevant", "confused with"])))
