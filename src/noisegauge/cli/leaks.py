@@ -64,6 +64,8 @@ def leaks(results: Path, top: int | None, json_out: Path | None, topk: bool,
     its text. Per source: leaked claims (relevant noise, irrelevant noise, misattributed),
     their share of all leaked claims, how often it was retrieved and judged irrelevant, and
     the relevant source it most often came with (confused with).
+
+    Exit codes: 0 done; 2 RESULTS unreadable or not results, or OUT not writable.
     """
     from ..leaks.aggregate import LeakTally
     from ..leaks.render import sources_table, topk_table
