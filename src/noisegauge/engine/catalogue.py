@@ -18,7 +18,7 @@ a metric is its spec plus its function:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal
@@ -247,11 +247,14 @@ def neutral(name: str) -> bool:
     return s is not None and s.direction == "none"
 
 
-def compute_metrics(cv: ClaimVerdicts, *, compat: Compat | None = None) -> dict[str, MetricValue]:
+def compute_metrics(cv: ClaimVerdicts, *, compat: Compat | None = None,
+                    relevant: Sequence[bool] | None = None) -> dict[str, MetricValue]:
     """Every family metric for one sample, keyed by name; ``compat="ragchecker"`` for
-    RAGChecker's values where a denominator is empty (see ``engine.metrics``)."""
+    RAGChecker's values where a denominator is empty (see ``engine.metrics``).
+    ``relevant``: which chunks are relevant, when known otherwise than from the judge (labels);
+    by default a chunk is relevant iff it entails a reference claim."""
     check_compat(compat)
-    judged = Judged(cv)
+    judged = Judged(cv, None if relevant is None else tuple(bool(r) for r in relevant))
     out: dict[str, MetricValue] = {}
     for s in _SPECS.values():
         if s.kind == "family" and s.compute is not None:

@@ -32,7 +32,7 @@ from ..verdicts import Verdict
 from .matrix import ClaimVerdicts
 
 __all__ = ["COMPAT_MODES", "Compat", "Judged", "MetricValue", "check_compat", "chunk_relevance",
-           "claim_flags", "claim_recall", "context_precision", "context_utilization", "f1",
+           "claim_flags", "relevance_of", "claim_recall", "context_precision", "context_utilization", "f1",
            "faithfulness", "hallucination", "noise_sensitivity_irrelevant",
            "noise_sensitivity_relevant", "precision", "recall", "self_knowledge"]
 
@@ -106,16 +106,35 @@ def check_compat(compat: object) -> Compat | None:
                        "(or None, the default: a metric without a denominator is undefined)")
 
 
+def relevance_of(cv: ClaimVerdicts, relevant: Sequence[bool] | None) -> tuple[bool, ...]:
+    """``relevant`` (one flag per chunk, e.g. from people's labels), checked for shape; None:
+    the judge's (``chunk_relevance``)."""
+    if relevant is None:
+        return chunk_relevance(cv)
+    rel = tuple(bool(r) for r in relevant)
+    if len(rel) != cv.n_chunks:
+        raise ValueError(f"relevant has {len(rel)} flags, expected one per chunk ({cv.n_chunks})")
+    return rel
+
+
 @dataclass(frozen=True)
 class Judged:
     """One sample's verdicts and what several metrics read from them, each worked out once
-    (a metric function takes this, so the eleven share one pass)."""
+    (a metric function takes this, so the eleven share one pass). ``labels``: which chunks
+    are relevant when known otherwise than from the judge (people's labels); by default a
+    chunk is relevant iff it entails a reference claim."""
 
     cv: ClaimVerdicts
+    labels: tuple[bool, ...] | None = None
 
     @cached_property
     def relevant(self) -> tuple[bool, ...]:
-        return chunk_relevance(self.cv)
+        return relevance_of(self.cv, self.labels)
+
+    @property
+    def knows_relevance(self) -> bool:
+        """Labels say which chunks are relevant without any reference claim; the judge cannot."""
+        return bool(self.cv.reference_claims) or self.labels is not None
 
     @cached_property
     def flags(self) -> ClaimFlags:
@@ -137,7 +156,7 @@ class Judged:
 
 
 def _noise(j: Judged, by: tuple[bool, ...]) -> MetricValue:
-    if not j.cv.reference_claims:  # no chunk can be judged relevant
+    if not j.knows_relevance:  # no chunk can be judged relevant
         return MetricValue(None, NO_RESPONSE_CLAIMS if not j.cv.response_claims else NO_RELEVANCE)
     return _mean([i and r for i, r in zip(j.incorrect, by, strict=True)], NO_RESPONSE_CLAIMS)
 
@@ -198,7 +217,7 @@ def context_precision(j: Judged) -> MetricValue:
     """Chunks that entail a reference claim, over chunks."""
     if j.cv.n_chunks == 0:
         return MetricValue(None, NO_CHUNKS)
-    if not j.cv.reference_claims:
+    if not j.knows_relevance:
         return MetricValue(None, NO_RELEVANCE)
     return _mean(list(j.relevant), NO_CHUNKS)
 

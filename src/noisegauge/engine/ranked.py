@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .matrix import ClaimVerdicts
-from .metrics import NO_CHUNKS, NO_RELEVANCE, Judged, MetricValue, chunk_relevance
+from .metrics import NO_CHUNKS, NO_RELEVANCE, Judged, MetricValue, relevance_of
 
 __all__ = ["RANKED_CONTEXT_PRECISION", "context_precision_ranked", "ranked_context_precision",
            "ranked_precision"]
@@ -35,7 +35,8 @@ def ranked_precision(relevant: Sequence[bool]) -> float:
     return total / hits if hits else 0.0
 
 
-def ranked_context_precision(cv: ClaimVerdicts) -> MetricValue:
+def ranked_context_precision(cv: ClaimVerdicts,
+                             relevant: Sequence[bool] | None = None) -> MetricValue:
     """``context_precision_ranked`` for one sample.
 
     Undefined without chunks or without reference claims (relevance cannot be judged).
@@ -44,11 +45,11 @@ def ranked_context_precision(cv: ClaimVerdicts) -> MetricValue:
     """
     if cv.n_chunks == 0:
         return MetricValue(None, NO_CHUNKS)
-    if not cv.reference_claims:
+    if not cv.reference_claims and relevant is None:
         return MetricValue(None, NO_RELEVANCE)
-    return MetricValue(ranked_precision(chunk_relevance(cv)))
+    return MetricValue(ranked_precision(relevance_of(cv, relevant)))
 
 
 def context_precision_ranked(j: Judged) -> MetricValue:
     """``ranked_context_precision`` over a judged pass (the catalogue's function)."""
-    return ranked_context_precision(j.cv)
+    return ranked_context_precision(j.cv, j.labels)

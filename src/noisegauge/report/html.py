@@ -17,6 +17,7 @@ from .diagnosis import CP_LOW, NS_HIGH, QUADRANTS, band
 from .fmt import ci_text, direction, fmt, label, lower_names, sample_link, short
 from .markup import Html, el, join, json_for_script
 from .sections import compare_section, stress_section
+from .sources import sources_section
 from .stressview import StressView
 from .svg import band_gauge, interval_bar, scatter
 
@@ -215,6 +216,8 @@ def render_page(m: Model, *, comparison: Comparison | None = None,
                 stress: StressView | None = None) -> str:
     """The whole HTML document."""
     tabs = [("overview", "Overview", None), ("samples", "Samples", len(m.samples))]
+    if m.leaks is not None:
+        tabs.append(("sources", "Sources", m.leaks.total_sources))
     if comparison is not None:
         tabs.append(("compare", "Compare", None))
     if stress is not None:
@@ -227,6 +230,8 @@ def render_page(m: Model, *, comparison: Comparison | None = None,
                 el("div", {"class": "row"}, el("span", {"class": "brand"}, "noisegauge"),
                    el("h1", None, m.info.title)), nav)
     panels = [_overview(m), _samples_panel(len(m.samples))]
+    if m.leaks is not None:
+        panels.append(sources_section(m.leaks))
     if comparison is not None:
         panels.append(compare_section(comparison))
     if stress is not None:
