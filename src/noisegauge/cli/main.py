@@ -20,6 +20,8 @@ COMMANDS: dict[str, str] = {
     "calibrate": "noisegauge.cli.calibrate:calibrate",
     "report": "noisegauge.cli.report:report",
     "cache": "noisegauge.cli.cache:cache",
+    "review": "noisegauge.cli.review:review",
+    "estimate": "noisegauge.cli.estimate:estimate",
 }
 
 
