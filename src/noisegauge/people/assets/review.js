@@ -223,25 +223,30 @@
     box.scrollIntoView && box.scrollIntoView({ block: "start" });
   }
 
+  // Keys run one after another: a fast typist's next key waits for the last save, so it
+  // acts on the item the last one moved to.
+  let queue = Promise.resolve();
+  function later(fn) { queue = queue.then(fn).catch((err) => say(String(err), true)); }
+
   document.addEventListener("keydown", (ev) => {
     if (!data || ev.ctrlKey || ev.metaKey || ev.altKey) return;
     if (ev.target && (ev.target.tagName === "INPUT" && ev.target.type !== "checkbox")) return;
-    const key = ev.key, s = sample();
-    const n = items(s).length;
+    const key = ev.key;
     // Lower-case letters pick chunks A-Z; commands are upper-case (Shift) so they never clash.
-    if (key === "ArrowDown") { focus = Math.min(n - 1, focus + 1); render(); }
-    else if (key === "ArrowUp") { focus = Math.max(0, focus - 1); render(); }
-    else if (key === "ArrowRight") move(1);
-    else if (key === "ArrowLeft") move(-1);
-    else if (key === "1" || key === "2" || key === "3") labelItem(key);
-    else if (key === "U" || key === "Backspace") undo();
-    else if (key === "V") { $("show-judge").click(); }
-    else if (key === "S") skip();
-    else if (key === "E") showEstimate();
+    if (key === "ArrowDown") later(() => { focus = Math.min(items(sample()).length - 1, focus + 1); render(); });
+    else if (key === "ArrowUp") later(() => { focus = Math.max(0, focus - 1); render(); });
+    else if (key === "ArrowRight") later(() => move(1));
+    else if (key === "ArrowLeft") later(() => move(-1));
+    else if (key === "1" || key === "2" || key === "3") later(() => labelItem(key));
+    else if (key === "U" || key === "Backspace") later(undo);
+    else if (key === "V") later(() => $("show-judge").click());
+    else if (key === "S") later(skip);
+    else if (key === "E") later(showEstimate);
     else if (LETTERS.includes(key) && key.length === 1) {
-      const it = items(s)[focus];
-      if (it && (it.type === "claim" || it.type === "reference")) toggleChunk(it.type, it.i, LETTERS.indexOf(key));
-      else return;
+      later(() => {
+        const it = items(sample())[focus];
+        if (it && (it.type === "claim" || it.type === "reference")) return toggleChunk(it.type, it.i, LETTERS.indexOf(key));
+      });
     } else return;
     ev.preventDefault();
   });
