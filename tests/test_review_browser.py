@@ -96,7 +96,7 @@ def test_label_by_keyboard_reload_and_estimate(rows: list[dict[str, Any]], page:
         lab = read_labels(labels).current(sample_id, state.snapshot()["samples"][0]["digest"])
         assert lab is not None and lab.claims[0] == ("wrong", ())
         assert lab.claims[1] == ("correct", (0,))
-        assert lab.chunks == {0: True, **{j: False for j in range(1, n_chunks)}}
+        assert lab.chunks == {0: True, **dict.fromkeys(range(1, n_chunks), False)}
         assert not lab.looked
 
         page.reload()

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from rich import box
@@ -24,9 +25,10 @@ if TYPE_CHECKING:
 __all__ = ["estimate", "estimate_table", "gate_on_option", "print_estimate", "estimate_gates"]
 
 GATE_ON = ("judge", "corrected")
+F = TypeVar("F", bound=Callable[..., Any])
 
 
-def gate_on_option(default: str) -> click.Option:
+def gate_on_option(default: str) -> Callable[[F], F]:
     return click.option(
         "--gate-on", type=click.Choice(GATE_ON), default=default, show_default=True,
         help="What --fail-above/--fail-below test: the judge's mean, or the corrected "

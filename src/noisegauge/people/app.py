@@ -229,7 +229,7 @@ def build_app(state: ReviewState) -> Any:
     ])
 
 
-def open_state(rows: list[Mapping[str, Any]], labels_path: str | Path, n: int | None,
+def open_state(rows: Sequence[Mapping[str, Any]], labels_path: str | Path, n: int | None,
                seed: int | None) -> tuple[ReviewState, bool]:
     """The review of ``rows`` into LABELS: the order of the session LABELS records unless
     ``seed`` (or ``n``) says otherwise, then recorded. Returns the state and whether a new
@@ -242,7 +242,7 @@ def open_state(rows: list[Mapping[str, Any]], labels_path: str | Path, n: int | 
     if use_seed is None:
         use_seed = secrets.randbelow(2**31)
     use_n = n if n is not None else session.get("n", 30)
-    state = ReviewState(rows, file, review_order(rows, int(use_seed), int(use_n)), int(use_seed))
+    state = ReviewState(list(rows), file, review_order(rows, int(use_seed), int(use_n)), int(use_seed))
     if new and (session.get("seed"), session.get("n")) != (use_seed, use_n):
         file.append({"kind": "session", "seed": use_seed, "n": use_n})
     return state, new

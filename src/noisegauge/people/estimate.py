@@ -16,7 +16,6 @@ Which samples count, said once (and in ``Estimate.rule``):
 from __future__ import annotations
 
 import os
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -132,7 +131,7 @@ class Estimate:
 
 def _agreement(rows: Mapping[str, Mapping[str, Any]], people: Mapping[str, HumanSample]) -> Agreement:
     pairs: list[tuple[bool, bool]] = []
-    confusion = {b: dict.fromkeys(BUCKETS, 0) for b in BUCKETS}
+    confusion: dict[str, dict[str, int]] = {b: dict.fromkeys(BUCKETS, 0) for b in BUCKETS}
     chunk_pairs: list[tuple[bool, bool]] = []
     for key, hs in people.items():
         row = rows[key]

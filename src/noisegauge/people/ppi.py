@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..errors import MissingDependency
 
 if TYPE_CHECKING:
-    import numpy as np
     from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["MeanEstimate", "Quantile", "people_mean", "ppi_mean", "quantile", "numpy"]
