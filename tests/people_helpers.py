@@ -70,7 +70,6 @@ def review_server(rows: list[Mapping[str, Any]], labels: Path, n: int | None = N
         time.sleep(0.02)
     assert server.started, "review server did not start"
     try:
-        state.url = f"http://127.0.0.1:{state.port}/{state.token}/"
         yield state
     finally:
         server.should_exit = True

@@ -86,7 +86,7 @@ def review(results: Path, labels_path: Path, n: int | None, seed: int | None, po
               "(or 0 for a free one)")
         sys.exit(2)
     state.port = sock.getsockname()[1]
-    url = f"http://127.0.0.1:{state.port}/{state.token}/"
+    url = state.url
     out = stdout()
     out.print(f"reviewing {len(state.order)} samples of {results} (seed {state.seed}); "
               f"labels: {labels_path}")

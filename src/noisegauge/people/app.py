@@ -82,6 +82,11 @@ class ReviewState:
                                "score them again with this noisegauge, whose rows carry the "
                                "question, answer and chunks")
 
+    @property
+    def url(self) -> str:
+        """The page's address, token included."""
+        return f"http://127.0.0.1:{self.port}/{self.token}/"
+
     def current(self) -> dict[str, SampleLabels | None]:
         events, bad = self.labels.read()
         folded = fold(events, bad)

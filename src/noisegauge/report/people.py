@@ -33,9 +33,9 @@ def people_section(est: Estimate) -> Html:
             for name, m in est.metrics.items()]
     a = est.agreement
     agree = (el("p", None, f"On {a.claims} labelled claims the judge agreed with people on "
-                           f"{fmt(a.accuracy, 2)} (correct or wrong; Cohen's κ "
+                           f"{a.accuracy or 0:.0%} (correct or wrong; Cohen's κ "
                            f"{fmt(a.kappa, 2)})"
-                           + (f"; on chunk relevance {fmt(a.chunk_accuracy, 2)} of {a.chunks}."
+                           + (f"; on {a.chunk_accuracy:.0%} of {a.chunks} chunks' relevance."
                               if a.chunk_accuracy is not None else "."))
              if a.claims else None)
     buckets = list(a.confusion)
