@@ -94,7 +94,7 @@ class JudgeWrapper:
     #: What a wrapper reads through from the judge it wraps (when that judge has it).
     FORWARDED: ClassVar[tuple[str, ...]] = (
         "check_many", "check_many_scored", "uncertain_band", "judge_sample",
-        "extract_with_questions", "questions_version", "find_sources",
+        "extract_with_questions", "questions_version", "find_sources", "finds_sources",
         "probe", "aclose", "endpoint_report", "use_store", "stats", "model")
 
     def __init__(self, judge: Judge) -> None:
