@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from batch_helpers import ROOT, rows
+from batch_helpers import ROOT, require_extra, rows
 from noisegauge.cli.main import cli
 from noisegauge.infra import secrets
 from noisegauge.infra.secrets import redact, redact_message, redact_value, register_secret
@@ -55,7 +55,7 @@ def _leaks(paths: list[Path], *streams: str) -> list[str]:
 
 @pytest.fixture
 def echoing(fake_openai_server: Any) -> Any:
-    pytest.importorskip("openai")
+    require_extra("openai")
     fake_openai_server.api_key = KEY
     fake_openai_server.echo_key = True
     return fake_openai_server
