@@ -14,9 +14,12 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+
+from noisegauge import FakeJudge, Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The versions pyproject's classifiers promise (requires-python >= 3.10).
@@ -79,3 +82,44 @@ def test_quickstart_is_byte_identical_on_every_python(version: str, tmp_path: Pa
                     f"(first at line {first}; {len(here)} vs {len(there)} bytes)")
     # The features that 3.12+ lost through the judge wrappers are really in both.
     assert b'"reference_score": null' not in here and b'"uncertain": null' not in here
+
+
+class BatchFake(FakeJudge):
+    """A judge with ``check_many`` that pickles (module level)."""
+
+    async def check_many(self, premises: Sequence[str],
+                         claims: Sequence[str]) -> list[list[Verdict]]:
+        return [await self.check(p, claims) for p in premises]
+
+
+def test_wrappers_declare_what_they_forward(tmp_path: Path) -> None:
+    """On every Python (3.12+ ``isinstance`` looks attributes up statically): a wrapper shows
+    the capabilities of the judge it wraps, and nothing is reached through ``__getattr__``."""
+    import pickle
+
+    from noisegauge import get_judge
+    from noisegauge.infra.store import JudgeCache
+    from noisegauge.judges.base import BatchChecker, JudgeWrapper, ScoredChecker
+    from noisegauge.judges.cache import ScoredCachedJudge, with_cache
+    from noisegauge.judges.canaries import CanaryReport, watch
+    from noisegauge.testing.faults import FaultyJudge
+
+    assert "__getattr__" not in vars(JudgeWrapper)
+    lexical = get_judge("lexical")
+    assert isinstance(lexical, ScoredChecker)
+    watched = watch(lexical, CanaryReport())
+    assert isinstance(watched, ScoredChecker) and isinstance(watched, BatchChecker)
+    assert watched.uncertain_band == lexical.uncertain_band  # type: ignore[attr-defined]
+    store = JudgeCache(tmp_path / "cache.sqlite3")
+    try:
+        assert isinstance(with_cache(watched, store), ScoredCachedJudge)
+    finally:
+        store.close()
+    assert isinstance(FaultyJudge(lexical, "never", mode="fail"), ScoredChecker)
+    # Only what the wrapped judge has: a judge with no scores gives a wrapper with none.
+    fake = get_judge("fake")
+    assert not isinstance(watch(fake, CanaryReport()), ScoredChecker)
+    # Forwarded methods are not pickled but set again (a FaultyJudge goes to Ray workers).
+    faulty = pickle.loads(pickle.dumps(FaultyJudge(BatchFake(), "never", mode="fail")))
+    assert isinstance(faulty, BatchChecker) and "check_many" in vars(faulty)
+    assert faulty.identity() == BatchFake().identity()
