@@ -40,6 +40,8 @@ def _snapshot(paths: list[Path]) -> dict[str, tuple[int, int]]:
     for path in paths:
         files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
         for f in files:
+            if f.name.endswith(("-shm", "-wal")):  # SQLite's while a connection is open:
+                continue  # a reader elsewhere makes them too; a write lands in the file itself
             try:
                 st = f.stat()
             except OSError:  # removed while we looked

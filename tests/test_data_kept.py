@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from noisegauge.cli.main import cli
+from noisegauge.infra import secrets
 from report_helpers import data_block
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,6 +32,19 @@ def _rows() -> list[dict[str, Any]]:
     extra["retrieved_contexts"] = [*rows[0]["retrieved_contexts"], f"Stock list: {SKU} (3 left)."]
     extra["metadata"] = {"sku": SKU}
     return [*rows, extra]
+
+
+@pytest.fixture(autouse=True)
+def _own_registry() -> Any:
+    """Only this test's secrets count (other tests in the process register theirs, e.g.
+    "Bearer t", which would then be masked in our data as a known value)."""
+    saved = set(secrets._registered)
+    secrets._registered.clear()
+    secrets._env = None
+    yield
+    secrets._registered.clear()
+    secrets._registered.update(saved)
+    secrets._env = None
 
 
 @pytest.fixture
