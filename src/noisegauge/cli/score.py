@@ -39,7 +39,7 @@ from ..infra.secrets import register_secret
 from ..infra.store import JudgeCache, resolve_cache
 from ..io.readers import FORMATS, Source, open_source
 from ..io.writers import OUTPUT_FORMATS
-from ..judges.base import Judge
+from ..judges.base import Judge, SampleJudge
 from ..judges.canaries import CanaryReport, watch
 from ..judges.llm.modes import MODES
 from ..judges.registry import get_judge
@@ -103,6 +103,9 @@ def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None,
                  " not in the rows' totals" if c.calls else "")
         console.print(Text(canaries.line() + spent) + (
             Text("") if canaries.ok else Text("  BELOW THE BAR", style="bold red")))
+        console.print(f"  ({canaries.explain()})")
+    elif canaries is not None and canaries.not_run:
+        console.print(f"judge canaries not run: {canaries.not_run}")
     if stats.resumed:
         console.print(f"resumed {stats.resumed:,} rows from an interrupted run; "
                       f"this run: {usage_line(stats)}")
@@ -431,6 +434,9 @@ def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: 
     finally:
         if store is not None:
             store.close()
+    if canaries_on and not canaries.total and not isinstance(judge, SampleJudge):
+        canaries.not_run = ("no request reached the judge (every answer came from the cache or "
+                            "an earlier run's journal), so there was nothing to vouch for")
     if report_path is not None:
         _write_report(report_path, input_path, report, canaries, people_labels)
     return report, (store.path if store is not None else None), judge, canaries
