@@ -41,11 +41,11 @@ def test_scores_a_jsonl_file(tmp_path: Path) -> None:
     res = _invoke(str(src), "--judge", "fake", "--out", str(tmp_path / "out.jsonl"), "-q")
     assert res.exit_code == 3, res.output  # an error row and no gate: exit 3, said loudly
     assert "1 of 6 rows could not be scored (1 input)" in res.stderr
-    assert "row 2 (input): row 2, field 'reference'" in res.stderr
+    assert "row 2 (input): row 2, field 'reference, retrieved_contexts'" in res.stderr
     out = _out(tmp_path / "out.jsonl")
     assert [r["index"] for r in out] == list(range(6))
     assert [r["id"] for r in out] == [d["id"] for d in data]
-    assert out[2]["status"] == "error" and "row 2, field 'reference'" in out[2]["reason"]
+    assert out[2]["status"] == "error" and "row 2, field 'reference, retrieved_contexts'" in out[2]["reason"]
     assert out[2]["error_kind"] == "input" and out[0]["error_kind"] is None
     assert set(out[0]["metrics"]) == set(METRIC_NAMES)
     assert out[0]["usage"]["calls"] == 10
