@@ -26,7 +26,7 @@ from ..errors import InvalidInput
 from ..verdicts import Verdict
 from .matrix import ClaimVerdicts
 
-__all__ = ["COMPAT_MODES", "Compat", "METRIC_CHECKS", "METRIC_NAMES", "MetricValue", "check_compat",
+__all__ = ["COMPAT_MODES", "Compat", "METRIC_CHECKS", "METRIC_NAMES", "METRIC_RANGE", "MetricValue", "check_compat",
            "chunk_relevance", "claim_flags", "compute_metrics"]
 
 #: ``None`` is our default (typed undefined); ``"ragchecker"`` reproduces its computation.py.
@@ -70,9 +70,13 @@ NO_RELEVANCE = "no reference claims, so no chunk can be judged relevant"
 NO_COVERED_REFERENCE = "no reference claim is entailed by any chunk"
 
 
+#: Every metric's value, and so every mean, lies in this closed interval (gates check it).
+METRIC_RANGE: tuple[float, float] = (0.0, 1.0)
+
+
 @dataclass(frozen=True)
 class MetricValue:
-    """One metric for one sample: a fraction in [0, 1], or ``None`` with a reason."""
+    """One metric for one sample: a fraction in ``METRIC_RANGE``, or ``None`` with a reason."""
 
     value: float | None
     reason: str | None = None
