@@ -12,7 +12,7 @@ import click
 from rich.console import Console
 
 from ..errors import NoiseGaugeError
-from .console import error
+from .console import error, quiet_option
 
 __all__ = ["report"]
 
@@ -29,8 +29,9 @@ __all__ = ["report"]
 @click.option("--input", "input_path", type=click.Path(path_type=Path, dir_okay=False),
               help="The scored input file, for results whose rows lack the input texts.")
 @click.option("--title", help="Title of the report (default: the results file name).")
+@quiet_option
 def report(results: Path | None, out: Path, compare: Path | None, stress: Path | None,
-           input_path: Path | None, title: str | None) -> None:
+           input_path: Path | None, title: str | None, quiet: bool) -> None:
     """Write an HTML report of RESULTS (the JSONL of `noisegauge score --out`).
 
     One file with everything inline (no network): the run, the metric family with
@@ -51,7 +52,7 @@ def report(results: Path | None, out: Path, compare: Path | None, stress: Path |
         if input_path is not None:
             fill_inputs(rows, input_path)
         missing = sum(1 for r in rows if "input" not in r and r.get("status") != "error")
-        if missing and input_path is None:
+        if missing and input_path is None and not quiet:
             err.print(f"note: {missing} row(s) carry no input texts (results from an older "
                       "noisegauge?); pass --input INPUT to show questions, answers and chunks")
         other = label = None
