@@ -68,6 +68,7 @@ class Comparison:
     paired_by: str
     n_better: int = 0  # all better / worse samples (the lists hold the biggest moves)
     n_worse: int = 0
+    this_label: str = "this run"
 
 
 def _key_of(rows: Sequence[Mapping[str, Any]]) -> list[str] | None:
@@ -157,7 +158,8 @@ def _stress_diffs(this: Sequence[Mapping[str, Any]], other: Sequence[Mapping[str
 
 
 def compare_runs(this: Sequence[Mapping[str, Any]], other: Sequence[Mapping[str, Any]],
-                 names: Sequence[str], *, other_label: str = "other", alpha: float = 0.05,
+                 names: Sequence[str], *, other_label: str = "other",
+                 this_label: str = "this run", alpha: float = 0.05,
                  seed: int = 0, max_listed: int = 25) -> Comparison:
     """Per-metric paired differences (this minus other) and the samples whose noise
     sensitivity (both modes), or else precision, moved, biggest moves first."""
@@ -181,4 +183,4 @@ def compare_runs(this: Sequence[Mapping[str, Any]], other: Sequence[Mapping[str,
     paired_other = {j for _, j in pairs}
     return Comparison(other_label, tuple(pairs), diffs, tuple(better[:max_listed]),
                       tuple(worse[:max_listed]), len(this) - len(paired_this),
-                      len(other) - len(paired_other), by, len(better), len(worse))
+                      len(other) - len(paired_other), by, len(better), len(worse), this_label)
