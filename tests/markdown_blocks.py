@@ -84,7 +84,8 @@ class Block:
 
     @property
     def name(self) -> str:
-        return f"{self.path.relative_to(ROOT)}:{self.line}:{self.lang or 'text'}"
+        where = self.path.relative_to(ROOT) if self.path.is_relative_to(ROOT) else self.path
+        return f"{where}:{self.line}:{self.lang or 'text'}"
 
 
 def _directives(comment: str, block: Block) -> None:

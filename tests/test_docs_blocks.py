@@ -116,3 +116,30 @@ def test_batch_example_without_pandas_names_the_extra_its_docstring_gives(
     assert done.returncode == 1 and missing, done.stderr[-3000:]
     assert missing[1] == "pip install 'noisegauge[tables]'"
     _documented_extra(script, doc, missing[1])
+
+
+def test_blocks_reads_languages_markers_and_console_prompts(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "# A page\n\n"
+        "<!-- doctest: server; setup: cp a b; exit: 1; timeout: 5 -->\n"
+        "```bash\nnoisegauge score x.jsonl --judge openai:m --base-url http://localhost:11434/v1\n```\n\n"
+        "<!-- doctest: skip: slow; see tests/test_x.py -->\n\n"
+        "```python\nprint(1)\n```\n\n"
+        "```console\n$ noisegauge --help\nUsage: ...\n```\n\n"
+        "~~~\nnot run\n~~~\n\n"
+        "```toml\n[a]\nb = 1\n```\n", encoding="utf-8")
+    found = blocks(page)
+    assert [b.lang for b in found] == ["bash", "python", "console", "", "toml"]
+    first, second, third, fourth, _ = found
+    assert first.server and first.setup == ["cp a b"] and first.exit == 1 and first.timeout == 5
+    assert first.line == 4 and not first.skip
+    assert second.skip == "slow; see tests/test_x.py"  # the reason runs to the end
+    assert not fourth.runs and third.runs
+    from markdown_blocks import shell_script
+    assert "Usage" not in shell_script(third) and "noisegauge --help" in shell_script(third)
+    pip = Block(page, 1, "bash", "pip install '.[nope]'\n")
+    with pytest.raises(AssertionError, match="nope"):
+        shell_script(pip)
+    assert shell_script(Block(page, 1, "bash", "pip install '.[dev]' && echo ok\n")).endswith(
+        " echo ok\n")
