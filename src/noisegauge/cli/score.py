@@ -52,7 +52,7 @@ from ..runner.stats import RunStats
 from ..samples import MAX_TEXT_CHARS
 from ..scoring.labels import RELEVANCE_MODES
 from .ci import bars, ci_options, config_of, gates_of, write_ci_outputs
-from .console import cli_logging, error, note, stdout
+from .console import cli_logging, error, note, quiet_option, stdout
 from .estimate import estimate_gates, gate_on_option, print_estimate
 from .gates import Gate, check_gates, parse_gates
 from .judging import check_canaries, endpoint_lines, summary_usage_line
@@ -212,7 +212,7 @@ def _make_judge(spec: str, settings: dict[str, Any]) -> Judge:
 @click.option("--no-cache", is_flag=True, help="Do not read or write the judge cache.")
 @click.option("--restart", is_flag=True, help="Ignore results left by an interrupted run.")
 @click.option("--strict", is_flag=True, help="Stop at the first error row of any kind (exit 2).")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar or notes on stderr.")
+@quiet_option
 @click.option("--engine", type=click.Choice(("local", "ray")), default="local", show_default=True,
               help="ray: judge blocks of rows on a Ray cluster (pip install 'noisegauge[ray]'); "
                    "same output as local.")
