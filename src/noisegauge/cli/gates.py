@@ -11,6 +11,7 @@ from collections.abc import Callable
 import click
 
 from ..engine.catalogue import canonical
+from ..engine.metrics import METRIC_RANGE
 
 __all__ = ["Gate", "parse_gates", "check_gates"]
 
@@ -30,6 +31,13 @@ def parse_gates(values: tuple[str, ...], direction: str) -> list[Gate]:
             raise click.BadParameter(f"{text!r}: expected METRIC=VALUE, e.g. "
                                      "noise_sensitivity_relevant=0.3",
                                      param_hint=f"--fail-{direction}")
+        lo, hi = METRIC_RANGE
+        if not lo <= threshold <= hi:  # -5 always fails, 1e999 (inf) never does: both say nothing
+            never = (threshold < lo) == (direction == "below")
+            raise click.BadParameter(
+                f"{text!r}: {raw.strip()} is outside the range of every metric, "
+                f"[{lo:g}, {hi:g}], so this gate would {'never' if never else 'always'} fail; "
+                f"give a value from {lo:g} to {hi:g}", param_hint=f"--fail-{direction}")
         gates.append((canonical(name), threshold, direction))
     return gates
 

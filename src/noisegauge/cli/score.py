@@ -39,7 +39,7 @@ from ..infra.secrets import register_secret
 from ..infra.store import JudgeCache, resolve_cache
 from ..io.readers import FORMATS, Source, open_source
 from ..io.writers import OUTPUT_FORMATS
-from ..judges.base import Judge
+from ..judges.base import Judge, SampleJudge
 from ..judges.canaries import CanaryReport, watch
 from ..judges.llm.modes import MODES
 from ..judges.registry import get_judge
@@ -53,7 +53,7 @@ from ..runner.progress import usage_line
 from ..samples import MAX_TEXT_CHARS
 from ..scoring.labels import RELEVANCE_MODES
 from .ci import bars, ci_options, config_of, gates_of, write_ci_outputs
-from .console import cli_logging, error, note, stdout
+from .console import cli_logging, error, note, quiet_option, stdout
 from .estimate import estimate_gates, gate_on_option, print_estimate
 from .gates import Gate, check_gates, parse_gates
 from .judging import check_canaries, endpoint_lines, summary_usage_line
@@ -104,6 +104,9 @@ def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None,
                  " not in the rows' totals" if c.calls else "")
         console.print(Text(canaries.line() + spent) + (
             Text("") if canaries.ok else Text("  BELOW THE BAR", style="bold red")))
+        console.print(f"  ({canaries.explain()})")
+    elif canaries is not None and canaries.not_run:
+        console.print(f"judge canaries not run: {canaries.not_run}")
     if stats.resumed:
         console.print(f"resumed {stats.resumed:,} rows from an interrupted run; "
                       f"this run: {usage_line(stats)}")
@@ -210,7 +213,7 @@ def _make_judge(spec: str, settings: dict[str, Any]) -> Judge:
 @click.option("--no-cache", is_flag=True, help="Do not read or write the judge cache.")
 @click.option("--restart", is_flag=True, help="Ignore results left by an interrupted run.")
 @click.option("--strict", is_flag=True, help="Stop at the first error row of any kind (exit 2).")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar or notes on stderr.")
+@quiet_option
 @click.option("--engine", type=click.Choice(("local", "ray")), default="local", show_default=True,
               help="ray: judge blocks of rows on a Ray cluster (pip install 'noisegauge[ray]'); "
                    "same output as local.")
@@ -435,6 +438,9 @@ def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: 
     finally:
         if store is not None:
             store.close()
+    if canaries_on and not canaries.total and not isinstance(judge, SampleJudge):
+        canaries.not_run = ("no request reached the judge (every answer came from the cache or "
+                            "an earlier run's journal), so there was nothing to vouch for")
     if report_path is not None:
         _write_report(report_path, input_path, report, canaries, people_labels)
     return report, (store.path if store is not None else None), judge, canaries

@@ -11,13 +11,11 @@ with ours wherever every denominator is non-empty, and where one is empty it wri
 R response claims, G reference claims and n chunks):
 
 - precision when R = 0; recall when G = 0; f1 unless precision and recall are both > 0;
-- claim_recall and context_precision when G = 0; context_precision when n = 0;
+- claim_recall and context_precision when G = 0; context_precision when n = 0 (claim_recall
+  is 0.0 there in both modes: no reference claim is covered);
 - context_utilization when no reference claim is covered by a chunk (G = 0 and n = 0 included);
 - both noise modes when R = 0, G = 0 or n = 0; hallucination, self_knowledge and
   faithfulness when R = 0 or n = 0 (where we count every claim as unsupported).
-
-With G > 0 and n = 0 RAGChecker's claim recall is NaN (the mean of an empty slice); compat
-mode keeps it undefined, with a reason that says so, since we never emit NaN.
 """
 
 from __future__ import annotations
@@ -31,7 +29,7 @@ from ..errors import InvalidInput
 from ..verdicts import Verdict
 from .matrix import ClaimVerdicts
 
-__all__ = ["COMPAT_MODES", "Compat", "Judged", "MetricValue", "check_compat", "chunk_relevance",
+__all__ = ["COMPAT_MODES", "Compat", "Judged", "METRIC_RANGE", "MetricValue", "check_compat", "chunk_relevance",
            "claim_flags", "relevance_of", "claim_recall", "context_precision", "context_utilization", "f1",
            "faithfulness", "hallucination", "noise_sensitivity_irrelevant",
            "noise_sensitivity_relevant", "precision", "recall", "self_knowledge"]
@@ -47,9 +45,13 @@ NO_RELEVANCE = "no reference claims, so no chunk can be judged relevant"
 NO_COVERED_REFERENCE = "no reference claim is entailed by any chunk"
 
 
+#: Every metric's value, and so every mean, lies in this closed interval (gates check it).
+METRIC_RANGE: tuple[float, float] = (0.0, 1.0)
+
+
 @dataclass(frozen=True)
 class MetricValue:
-    """One metric for one sample: a fraction in [0, 1], or ``None`` with a reason."""
+    """One metric for one sample: a fraction in ``METRIC_RANGE``, or ``None`` with a reason."""
 
     value: float | None
     reason: str | None = None

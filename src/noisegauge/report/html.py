@@ -207,6 +207,7 @@ def page_data(m: Model, other: Sequence[dict[str, Any]] | None, c: Comparison | 
     if other is not None and c is not None:
         data["other"] = list(other)
         data["otherLabel"] = c.other_label
+        data["thisLabel"] = c.this_label
         data["pairs"] = {str(i): j for i, j in c.pairs}
     return data
 
