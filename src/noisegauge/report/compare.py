@@ -4,7 +4,7 @@ samples that got better or worse.
 The statistics are the stress A/B's (``engine.paired``): a paired bootstrap interval of the
 mean difference and a sign-flip permutation p-value, over the samples both runs define.
 Two stress runs (rows with ``item_id``, ``level`` and ``repeat``) are compared exactly as
-``noisegauge compare`` compares them (``stress.compare.compare_rows``: per golden question,
+``noisegauge compare`` compares them (``engine.ab.paired_tests``: per golden question,
 all noisy levels pooled), so the CLI and the report print the same numbers.
 """
 
@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..engine import catalogue
+from ..engine.ab import paired_tests
 from ..engine.paired import paired_bootstrap_ci, paired_permutation_test
 from ..errors import InvalidInput
-from ..stress.compare import compare_rows
 
 __all__ = ["MetricDiff", "SampleChange", "Comparison", "pair_rows", "compare_runs"]
 
@@ -142,16 +142,17 @@ def _is_stress(rows: Sequence[Mapping[str, Any]]) -> bool:
 def _stress_diffs(this: Sequence[Mapping[str, Any]], other: Sequence[Mapping[str, Any]],
                   names: Sequence[str], row_diffs: Sequence[MetricDiff], alpha: float,
                   seed: int) -> tuple[MetricDiff, ...]:
-    """The metrics' differences by ``stress.compare.compare_rows`` (other = A, this = B);
+    """The metrics' differences by ``engine.ab.paired_tests`` (other = A, this = B);
     names it does not test (diagnostics) keep their row-paired difference."""
     tested = [n for n in names if n in catalogue.family()]
-    report = compare_rows(other, this, metrics=tested, alpha=alpha, seed=seed)
+    tests = {t.metric: t for t in paired_tests(other, this, metrics=tested, alpha=alpha,
+                                                seed=seed) if t.level is None}
     out = []
     for d in row_diffs:
         if d.name not in tested:
             out.append(d)
             continue
-        t = report.test(d.name)
+        t = tests[d.name]
         better = {"b": "this", "a": "other"}.get(t.better or "")
         out.append(MetricDiff(d.name, t.n, t.mean_b, t.mean_a, t.diff, t.ci, t.p_value, better))
     return tuple(out)
