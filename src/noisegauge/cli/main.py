@@ -21,6 +21,8 @@ COMMANDS: dict[str, str] = {
     "report": "noisegauge.cli.report:report",
     "cache": "noisegauge.cli.cache:cache",
     "leaks": "noisegauge.cli.leaks:leaks",
+    "review": "noisegauge.cli.review:review",
+    "estimate": "noisegauge.cli.estimate:estimate",
 }
 
 

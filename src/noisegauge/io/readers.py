@@ -181,6 +181,11 @@ def _check_jsonl(path: Path, encoding: str, sample: int = 20) -> None:
         raw = line.strip()
         if not raw:
             continue
+        if seen == 0 and raw.startswith(b"["):
+            # no JSON Lines record is an array: this is a JSON document saved under .jsonl
+            raise InvalidInput(f"{path}: starts with '[', so it is one JSON array (a .json "
+                               "file), not JSON Lines (one object per line); read it with "
+                               "--format json, or rename it to .json")
         try:
             json.loads(raw.decode("utf-8", "surrogateescape"))
             return
