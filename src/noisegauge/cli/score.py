@@ -52,6 +52,7 @@ from .ci import bars, ci_options, config_of, gates_of, write_ci_outputs
 from .console import cli_logging, error, note, stdout
 from .gates import Gate, check_gates, parse_gates
 from .judging import check_canaries, endpoint_lines, summary_usage_line
+from .tracking import MlflowTarget, mlflow_options, track
 
 __all__ = ["score"]
 
@@ -211,6 +212,7 @@ def _make_judge(spec: str, settings: dict[str, Any]) -> Judge:
 @click.option("--compat", type=click.Choice(COMPAT_MODES),
               help="ragchecker: RAGChecker's computation.py values (0.0) where a metric has no "
                    "denominator, instead of undefined.")
+@mlflow_options
 @ci_options
 @click.pass_context
 def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str | None,
@@ -223,7 +225,7 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
           cache_path: Path | None, no_cache: bool, restart: bool, strict: bool,
           quiet: bool, engine: str, ray_address: str | None, workers: int | None,
           compat: str | None, config_path: Path | None, junit_path: Path | None,
-          markdown_path: Path | None) -> None:
+          markdown_path: Path | None, mlflow: MlflowTarget | None) -> None:
     """Score every row of INPUT (JSONL, JSON, RAGChecker JSON, CSV, Parquet).
 
     Fields: user_input/question/query, response/answer, reference/ground_truth/gt_answer,
@@ -267,7 +269,7 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
                 quiet=quiet, concurrency=concurrency, max_chars=max_chars,
                 failures=max_consecutive_failures, report_path=report_path,
                 compat=check_compat(compat), canaries_on=not no_canaries,
-                keep_rows=report_path is not None or ci_files,
+                keep_rows=report_path is not None or ci_files or mlflow is not None,
                 scale={"engine": engine, "ray_address": ray_address, "workers": workers})
         except InvalidSample as exc:
             error(f"{exc}; stopped (--strict). {_saved(out)}")
@@ -292,8 +294,19 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
                          junit=junit_path, markdown=markdown_path,
                          judges=_judges_with(report, canaries),
                          elapsed=time.monotonic() - started)
-    raise SystemExit(_finish(report.stats, gates, out, cache_file, max_error_rate, allow_errors,
-                             (judge,), canaries))
+    code = _finish(report.stats, gates, out, cache_file, max_error_rate, allow_errors,
+                   (judge,), canaries)
+
+    def log(experiment: str | None, run_name: str | None) -> str:
+        from ..integrations.mlflow import log_report
+
+        report.judges = list(_judges_with(report, canaries))
+        written = [p for p in (junit_path, markdown_path) if p is not None]
+        return log_report(report, experiment=experiment, run_name=run_name,
+                          failed=code == EXIT_GATE, compat=compat, artifacts=written,
+                          tags={"noisegauge.command": "score", "noisegauge.input": str(input_path)})
+
+    raise SystemExit(track(mlflow, log, code))
 
 
 def _finish(stats: RunStats, gates: list[Gate], out: Path | None, cache_file: Path | None,
