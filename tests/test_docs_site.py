@@ -97,5 +97,5 @@ def test_readme_links_into_the_docs_resolve() -> None:
 def test_every_docs_page_is_in_the_nav() -> None:
     nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     pages = {p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")}
-    listed = set(re.findall(r":\s*([\w/.-]+\.md)\s*$", nav, re.M))
+    listed = set(re.findall(r"^\s*- [^#\n]*:\s*([\w/.-]+\.md)\s*$", nav, re.M))
     assert pages == listed, (pages - listed, listed - pages)
