@@ -29,8 +29,10 @@ __all__ = ["report"]
 @click.option("--input", "input_path", type=click.Path(path_type=Path, dir_okay=False),
               help="The scored input file, for results whose rows lack the input texts.")
 @click.option("--title", help="Title of the report (default: the results file name).")
+@click.option("--labels", "labels_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="People's labels (`noisegauge review`): adds a 'Checked by people' tab.")
 def report(results: Path | None, out: Path, compare: Path | None, stress: Path | None,
-           input_path: Path | None, title: str | None) -> None:
+           input_path: Path | None, title: str | None, labels_path: Path | None) -> None:
     """Write an HTML report of RESULTS (the JSONL of `noisegauge score --out`).
 
     One file with everything inline (no network): the run, the metric family with
@@ -60,8 +62,13 @@ def report(results: Path | None, out: Path, compare: Path | None, stress: Path |
             # Two files called results.jsonl: name the other by its folder too.
             label = compare.name if compare.name != results.name else \
                 f"{compare.parent.name}/{compare.name}"
+        est = None
+        if labels_path is not None:
+            from ..people import estimate
+
+            est = estimate(rows, labels_path)
         path = write_report(out, rows, info=file_info(results, title), compare=other,
-                            compare_label=label or "other", stress=stress)
+                            compare_label=label or "other", stress=stress, estimate=est)
     except NoiseGaugeError as exc:
         error(str(exc))  # literal: a path with [brackets] must print as it is
         sys.exit(2)
