@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..text import content_words
+from ..textkit.sentences import content_words
 
 __all__ = ["closest_chunk"]
 

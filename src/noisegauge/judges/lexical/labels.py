@@ -14,9 +14,9 @@ import re
 from collections.abc import Collection, Sequence
 from functools import lru_cache
 
-from ...text import sentence_spans
-from .quantity import quantities
-from .text import Token, tokenize
+from ...textkit.quantity import FREE, WAIVED, quantities
+from ...textkit.sentences import sentence_spans
+from ...textkit.tokens import Token, tokenize
 
 __all__ = ["denied_phrase", "labels_of", "line_labels"]
 
@@ -27,8 +27,7 @@ _BRIDGE = frozenset(["charg", "has", "have", "need", "requir", "includ", "offer"
 #: Korean words that say a condition does not matter ("실적과 상관없이"): stems.
 _REGARDLESS = frozenset(["상관없", "관계없", "무관하게", "무관"])
 #: A value that says there is none, or that it costs nothing.
-_NONE = frozenset(["none", "no", "not", "nil", "n/a", "없", "없음", "free", "무료", "waiv", "면제",
-                   "미제공", "불가", "-"])
+_NONE = frozenset(["none", "no", "not", "nil", "n/a", "없", "없음", "미제공", "불가", "-"]) | FREE | WAIVED
 #: "Label: value" on a line of its own, after an optional bullet; the label is short.
 _LINE = re.compile(r"^[\s·•\-*–]*([^:\n]{1,60}?)\s*:\s*(\S[^\n]*)$", re.MULTILINE)
 
