@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from ...engine.evidence import MisattributedSpan
 from ...textkit.quantity import CURRENCIES, Quantity, free_at
@@ -24,26 +24,30 @@ MAX_SPAN = 120
 
 
 def match(d: Detail, chunk: Text, idx: Sequence[int], outside: frozenset[str],
-          swapped: bool, elsewhere: Collection[Quantity | str] = frozenset(),
-          relabelled: bool = False) -> list[int] | None:
+          swapped: bool | Callable[[], bool], elsewhere: Collection[Quantity | str] = frozenset(),
+          relabelled: bool = False, norms: Collection[str] | None = None,
+          stating: Mapping[Quantity, Sequence[Quantity]] | None = None) -> list[int] | None:
     """Token indices of the detail inside the ``chunk`` window (token positions ``idx``), or
     None when the window does not state the detail about another entity. ``swapped``: the
-    window puts another entity in the asked one's place (``swaps_entity``). ``elsewhere``: the
-    detail's numbers and names another chunk states; one of those may be missing from the
-    window ("Under
-    the current Stage 2 restrictions, North residents may water three times a week" takes
+    window puts another entity in the asked one's place (``swaps_entity``; a function is asked
+    only where the answer matters). ``elsewhere``: the detail's numbers and names another chunk
+    states; one of those may be missing from the window ("Under the current Stage 2 restrictions, North residents may water three times a week" takes
     "Stage 2" from a notice and "3 days per week" from the South district's chunk), as long as
     the window states one. ``relabelled``: the window's label names the asked entity less a
-    word ("Peak membership:" for the "off-peak membership"; ``_relabels``)."""
+    word ("Peak membership:" for the "off-peak membership"; ``_relabels``). ``norms``: the
+    window's content stems, and ``stating``: the chunk's quantities that state each of the
+    detail's, when known."""
     if not idx:
         return None
     inside = frozenset(idx)
-    norms = {chunk.tokens[i].norm for i in idx if is_content(chunk.tokens[i])}
+    if norms is None:
+        norms = {chunk.tokens[i].norm for i in idx if is_content(chunk.tokens[i])}
     hits: list[int] = []
     quantities: list[Quantity] = []
     names: set[str] = set()
     for q in d.quantities:
-        found = [p for p in chunk.quantities if p.pos in inside and same_quantity(q, p)]
+        found = [p for p in (stating[q] if stating is not None else chunk.quantities)
+                 if p.pos in inside and same_quantity(q, p)]
         if not found:
             if q in elsewhere:
                 continue
@@ -69,6 +73,8 @@ def match(d: Detail, chunk: Text, idx: Sequence[int], outside: frozenset[str],
     if d.hard and (not hits or (here != d and not (here.specific and here.quantities))):
         return None
     d = here
+    if callable(swapped):
+        swapped = swapped()
     present = d.words & norms
     # Words are paraphrased ("includes", "cannot"): half of them (rounded down) with a number
     # or name, none beside a specific one ("lifted the maximum level to 70" / "raised the
@@ -242,7 +248,8 @@ def _find(claim: str, d: Detail, chunks: Sequence[str], reference: str, question
             continue
         chunk = texts[j]
         elsewhere = frozenset(x for x, ks in stating.items() if ks - {j})
-        heading = heading_of(text, chunk, asked)
+        heading = _heading(text, asked)
+        here = {q: [p for p in chunk.quantities if same_quantity(q, p)] for q in d.quantities}
         for w in _windows(text, asked):
             # A claim that denies ("방문 설치도 지원되지 않습니다") was not carried from a window
             # that asserts the same words.
@@ -255,9 +262,9 @@ def _find(claim: str, d: Detail, chunks: Sequence[str], reference: str, question
             if (markers - carried) & named or (markers and markers <= carried and not relabelled) \
                     or (heading - carried) & named:
                 continue
-            swapped = swaps_entity(c, chunk, w.idx, asked, outside, d, markers)
-            hits = match(d, chunk, w.idx, outside, swapped, elsewhere, relabelled)
-            if hits is None or (entailed_by and not swapped):
+            swapped = _once(partial(swaps_entity, c, chunk, w.idx, asked, outside, d, markers))
+            hits = match(d, chunk, w.idx, outside, swapped, elsewhere, relabelled, w.norms, here)
+            if hits is None or (entailed_by and not swapped()):
                 continue
             start, end = chunk.spans[hits[0]][0], chunk.spans[hits[-1]][1]
             if end - start > MAX_SPAN:
@@ -276,6 +283,7 @@ class _Window:
     idx: list[int]          # its token positions in the chunk
     markers: frozenset[str]  # what it is about (``markers_of``, per sentence)
     label: frozenset[str]    # its label (``label_of``)
+    norms: frozenset[str]    # its content stems
     negated: bool            # it denies something (``negated``)
 
 
@@ -291,5 +299,22 @@ def _windows(text: str, asked: frozenset[str]) -> tuple[_Window, ...]:
             markers_of(text, chunk, [i for i in idx if s <= chunk.spans[i][0] < e], s, e, asked)
             for s, e in sentence_spans(text, a, b) or [(a, b)]))
         out.append(_Window(a, b, idx, markers, label_of(text, chunk, a, b),
+                           frozenset(chunk.tokens[i].norm for i in idx if is_content(chunk.tokens[i])),
                            bool(negated(spanned(text[a:b])))))
     return tuple(out)
+
+
+def _once(fn: Callable[[], bool]) -> Callable[[], bool]:
+    """``fn``, called at most once (``swaps_entity`` is asked only where it matters)."""
+    memo: list[bool] = []
+
+    def call() -> bool:
+        if not memo:
+            memo.append(fn())
+        return memo[0]
+    return call
+
+
+@lru_cache(maxsize=2048)
+def _heading(text: str, asked: frozenset[str]) -> frozenset[str]:
+    return heading_of(text, spanned(text), asked)
