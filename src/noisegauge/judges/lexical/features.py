@@ -19,7 +19,6 @@ from ...textkit.quantity import Quantity, quantities, same_quantity
 from ...textkit.sentences import sentence_spans
 from ...textkit.tokens import MONTHS, NEGATIONS, QUOTED, Token, answer_polarity, tokenize
 from .amounts import NO_AMOUNT, qty_match, said_otherwise, says
-from .labels import denied_phrase, labels_of, line_labels
 from .rules import on
 from .slots import (
     colour_swap,
@@ -113,10 +112,6 @@ class Analysis:
     polarity: int = 0
     #: per sentence: the names it quotes, lower-cased ("신규 캐릭터 '하랑' 추가")
     quoted: tuple[frozenset[str], ...] = ()
-    #: its "Label: value" lines: the label's stems, and whether the value says none
-    labels: tuple[tuple[frozenset[str], bool], ...] = ()
-    #: what it says there is none of ("doesn't charge any *foreign transaction fee*")
-    denied: frozenset[str] = frozenset()
     #: content stem -> the sentences holding it, as bits (sentence ``s`` is ``1 << s``)
     masks: dict[str, int] = field(default_factory=dict)
 
@@ -182,12 +177,12 @@ def analyse(text: str) -> Analysis:
         if head is not None:
             negated[sent_of[i]].add(head)
     where = {k: tuple(content[r] for r in v) for k, v in positions.items()}
-    masks = {}
-    for k, at in where.items():
+    masks: dict[str, int] = {}
+    for stem_, at in where.items():
         m = 0
         for i in at:
             m |= 1 << sent_of[i]
-        masks[k] = m
+        masks[stem_] = m
     return Analysis(tt, content, tuple(sentence_sets), tuple(sent_of),
                     frozenset(tt[i].norm for i in content), frozenset(prefixes),
                     tuple(quantities(tt)), tuple(frozenset(n) for n in negated),
@@ -195,7 +190,7 @@ def analyse(text: str) -> Analysis:
                     frozenset(initial), frozenset(t.norm for t in tt if t.kind == "code"),
                     tuple(sentence_words), _aliases(text), tuple(heads), where,
                     frozenset(after_heading), answer_polarity(text), tuple(quoted),
-                    line_labels(text), denied_phrase(tt, negations), masks)
+                    masks)
 
 
 _ALIAS = re.compile(r"((?:[A-Z][\w'&.-]*\s+(?:(?:of|the|and|for|de)\s+)*){2,8})\(([A-Z][A-Za-z]{1,7})\)")
@@ -432,12 +427,6 @@ def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
                 prem.sent_of[p.pos] in win and (not units or p.unit in units)
                 for p in prem.quantities):
             return Cues(True, on_topic, "number")
-    # "doesn't charge any foreign transaction fee" / "Foreign transaction fee: 2.75%": a
-    # label line gives a value to what the claim says there is none of; "Annual fee: $0"
-    # says none, as the claim does.
-    said = labels_of(prem.labels, claim.denied) if on("label") else set()
-    if said == {False}:
-        return Cues(True, on_topic, "negation")
     if not sent_cov:
         return _NO_CUE
     # Negation and opposites: judged on the sentence that says the claim best (ties: the one
@@ -449,8 +438,7 @@ def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
     order = sorted((i for i, c in enumerate(sent_cov) if c >= top - 1e-9),
                    key=lambda i: _neg_conflict(prem, i, claim_words, claim_neg))
     s = order[0]
-    if on("negation") and top >= 0.5 and True not in said \
-            and _neg_conflict(prem, s, claim_words, claim_neg):
+    if on("negation") and top >= 0.5 and _neg_conflict(prem, s, claim_words, claim_neg):
         return Cues(True, on_topic, "negation")
     sent = prem.sentences[s]
     for n in claim_words:

@@ -9,9 +9,9 @@ from contextlib import contextmanager
 
 __all__ = ["FAMILIES", "off", "on"]
 
-FAMILIES = ("yes-no", "number", "value-of-another", "code", "month", "no-amount", "label",
-            "negation", "antonym", "slot-swap", "heading-swap", "colour-swap", "titled-swap",
-            "quoted-swap", "quantifier", "said-otherwise", "alias", "atomic-split", "refusal")
+FAMILIES = ("yes-no", "number", "value-of-another", "code", "month", "no-amount", "negation",
+            "antonym", "slot-swap", "heading-swap", "colour-swap", "titled-swap", "quoted-swap",
+            "quantifier", "said-otherwise", "alias", "atomic-split", "refusal")
 
 _OFF: set[str] = set()
 

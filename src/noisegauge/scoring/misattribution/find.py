@@ -25,7 +25,7 @@ MAX_SPAN = 120
 
 def match(d: Detail, chunk: Text, idx: Sequence[int], outside: frozenset[str],
           swapped: bool | Callable[[], bool], elsewhere: Collection[Quantity | str] = frozenset(),
-          relabelled: bool = False, norms: Collection[str] | None = None,
+          relabelled: bool = False, norms: frozenset[str] | None = None,
           stating: Mapping[Quantity, Sequence[Quantity]] | None = None) -> list[int] | None:
     """Token indices of the detail inside the ``chunk`` window (token positions ``idx``), or
     None when the window does not state the detail about another entity. ``swapped``: the
@@ -41,7 +41,7 @@ def match(d: Detail, chunk: Text, idx: Sequence[int], outside: frozenset[str],
         return None
     inside = frozenset(idx)
     if norms is None:
-        norms = {chunk.tokens[i].norm for i in idx if is_content(chunk.tokens[i])}
+        norms = frozenset(chunk.tokens[i].norm for i in idx if is_content(chunk.tokens[i]))
     hits: list[int] = []
     quantities: list[Quantity] = []
     names: set[str] = set()
