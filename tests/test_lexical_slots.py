@@ -236,11 +236,12 @@ def test_one_amount_written_two_ways(premise: str, claim: str, entailed: bool) -
 
 
 @pytest.mark.parametrize(("text", "found"), [
-    ("막차는 밤 12시 20분이에요", [(20 / 60, "clock")]),  # midnight, with its minutes
-    ("막차 00:20", [(20 / 60, "clock")]),
-    ("18시 30분", [(18.5, "clock")]),
+    ("막차는 밤 12시 20분이에요", [(20 / 60, "clock", (), "")]),  # midnight, with its minutes
+    ("막차 00:20", [(20 / 60, "clock", (), "")]),
+    ("18시 30분", [(18.5, "clock", (), "")]),
 ])
-def test_korean_times_with_minutes(text: str, found: list[tuple[float, str]]) -> None:
+def test_korean_times_with_minutes(text: str,
+                                   found: list[tuple[float, str, tuple[str, ...], str]]) -> None:
     assert _q(text) == found
 
 
