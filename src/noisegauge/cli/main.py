@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "calibrate": "noisegauge.cli.calibrate:calibrate",
     "report": "noisegauge.cli.report:report",
     "cache": "noisegauge.cli.cache:cache",
+    "leaks": "noisegauge.cli.leaks:leaks",
 }
 
 

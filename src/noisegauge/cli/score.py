@@ -42,12 +42,14 @@ from ..judges.base import Judge
 from ..judges.canaries import CanaryReport, watch
 from ..judges.llm.modes import MODES
 from ..judges.registry import get_judge
+from ..leaks.text import agreement_line
 from ..runner.evaluate import Report, aevaluate
 from ..runner.journal import journal_path
 from ..runner.plan import Plan, aclose_judges, resolve_metrics
 from ..runner.progress import usage_line
 from ..runner.stats import RunStats
 from ..samples import MAX_TEXT_CHARS
+from ..scoring.labels import RELEVANCE_MODES
 from .ci import bars, ci_options, config_of, gates_of, write_ci_outputs
 from .console import cli_logging, error, note, stdout
 from .gates import Gate, check_gates, parse_gates
@@ -80,6 +82,9 @@ def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None,
     hint = stats.uncertain_hint()
     if hint:
         console.print(hint)
+    agree = agreement_line(stats.agreement())
+    if agree:
+        console.print(Text(agree))
     st, u = stats.status, stats.usage
     console.print(f"rows {stats.rows:,}: ok {st.get('ok', 0):,}, undefined "
                   f"{st.get('undefined', 0):,}, error {st.get('error', 0):,}")
@@ -211,6 +216,14 @@ def _make_judge(spec: str, settings: dict[str, Any]) -> Judge:
 @click.option("--compat", type=click.Choice(COMPAT_MODES),
               help="ragchecker: RAGChecker's computation.py values (0.0) where a metric has no "
                    "denominator, instead of undefined.")
+@click.option("--relevance", type=click.Choice(RELEVANCE_MODES), default="auto",
+              show_default=True,
+              help="Which chunks count as relevant: labels (reference_context_ids), judge "
+                   "(entails a reference claim), both (labels decide; agreement kept for "
+                   "`noisegauge leaks`), auto (labels when a row has them).")
+@click.option("--relevant-ids", "relevant_ids", metavar="FIELD",
+              help="The input field listing the relevant chunks' ids, when it is not "
+                   "reference_context_ids.")
 @ci_options
 @click.pass_context
 def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str | None,
@@ -222,7 +235,8 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
           no_canaries: bool, output_mode: str | None, max_concurrency: int | None,
           cache_path: Path | None, no_cache: bool, restart: bool, strict: bool,
           quiet: bool, engine: str, ray_address: str | None, workers: int | None,
-          compat: str | None, config_path: Path | None, junit_path: Path | None,
+          compat: str | None, relevance: str, relevant_ids: str | None,
+          config_path: Path | None, junit_path: Path | None,
           markdown_path: Path | None) -> None:
     """Score every row of INPUT (JSONL, JSON, RAGChecker JSON, CSV, Parquet).
 
@@ -268,7 +282,8 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
                 failures=max_consecutive_failures, report_path=report_path,
                 compat=check_compat(compat), canaries_on=not no_canaries,
                 keep_rows=report_path is not None or ci_files,
-                scale={"engine": engine, "ray_address": ray_address, "workers": workers})
+                scale={"engine": engine, "ray_address": ray_address, "workers": workers},
+                labels={"relevance": relevance, "relevant_ids": relevant_ids})
         except InvalidSample as exc:
             error(f"{exc}; stopped (--strict). {_saved(out)}")
             raise SystemExit(EXIT_USAGE) from None
@@ -329,7 +344,8 @@ def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: 
          concurrency: int, max_chars: int, failures: int,
          report_path: Path | None = None, compat: Compat | None = None,
          canaries_on: bool = True, keep_rows: bool = False,
-         scale: dict[str, Any] | None = None) -> tuple[Report, Path | None, Judge, CanaryReport]:
+         scale: dict[str, Any] | None = None,
+         labels: dict[str, Any] | None = None) -> tuple[Report, Path | None, Judge, CanaryReport]:
     source = _open_input(input_path, input_format)
     if out is not None:
         _check_writable(out)  # before the probe and canaries spend judge calls
@@ -360,7 +376,8 @@ def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: 
                                    progress=not quiet, keep_results=keep_rows,
                                    max_chars=max_chars,
                                    max_consecutive_failures=failures or None,
-                                   compat=compat, on_start=before_rows, **scale)
+                                   compat=compat, on_start=before_rows, **scale,
+                                   **(labels or {}))
         finally:
             finish = getattr(watched, "finish", None)
             if callable(finish):

@@ -29,7 +29,8 @@ from .rows import (
     record_row,
 )
 
-__all__ = ["FORMATS", "InputFormat", "Source", "detect_format", "open_source", "sniff_encoding"]
+__all__ = ["FORMATS", "InputFormat", "Source", "detect_format", "open_source", "relabel",
+           "sniff_encoding"]
 
 InputFormat = Literal["jsonl", "json", "ragchecker", "csv", "parquet"]
 FORMATS: tuple[str, ...] = ("jsonl", "json", "ragchecker", "csv", "parquet")
@@ -72,6 +73,30 @@ def open_source(dataset: Any, format: str | None = None) -> Source:
             "a pandas DataFrame, a datasets.Dataset, or a path to JSONL/JSON/CSV/Parquet")
     total = len(dataset) if isinstance(dataset, Sized) else None
     return Source(_object_rows(dataset), total, type(dataset).__name__)
+
+
+def relabel(source: Source, field: str) -> Source:
+    """``source`` whose records read their relevance labels from ``field`` (another format's
+    name for Ragas' ``reference_context_ids``). A row without the field keeps none."""
+    from ..samples import RELEVANT_IDS_FIELD
+
+    def rows() -> Iterator[RawRow]:
+        for raw in source:
+            if raw.record is not None and field != RELEVANT_IDS_FIELD:
+                record = {k: v for k, v in raw.record.items() if k != RELEVANT_IDS_FIELD}
+                if raw.record.get(field) is not None:
+                    value = raw.record[field]
+                    if isinstance(value, str) and value.strip()[:1] == "[":
+                        try:  # a CSV cell holding a JSON list
+                            value = json.loads(value)
+                        except json.JSONDecodeError:
+                            pass  # left as text: Sample validation names the field and the fix
+                    record[RELEVANT_IDS_FIELD] = value
+                raw = RawRow(raw.index, raw.fingerprint, record=record, sample=raw.sample,
+                             error=raw.error, value=raw.value)
+            yield raw
+
+    return Source(rows(), source.total, source.name)
 
 
 def _object_rows(items: Iterable[Any]) -> Iterator[RawRow]:

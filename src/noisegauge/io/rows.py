@@ -25,7 +25,8 @@ MAX_DEPTH = 64
 #: Fields whose value is a list or object; tabular sources (CSV) carry them as JSON text.
 JSON_FIELDS = frozenset(FIELD_ALIASES["retrieved_contexts"]) | {
     "response_claims", "gt_answer_claims", "answer2response", "response2answer",
-    "retrieved2response", "retrieved2answer", "metadata", "chunk_ids", "ground_truths"}
+    "retrieved2response", "retrieved2answer", "metadata", "chunk_ids", "ground_truths",
+    "retrieved_context_ids", "reference_context_ids"}
 
 #: Column names a table of samples (or of distractor chunks) may have; a CSV whose first
 #: line names none of them has no header.

@@ -16,6 +16,7 @@ from .diagnosis import CP_LOW, NS_HIGH, QUADRANTS, band
 from .fmt import LABELS, LOWER, SHORT, ci_text, direction, fmt, sample_link
 from .markup import Html, el, join, json_for_script
 from .sections import compare_section, stress_section
+from .sources import sources_section
 from .stressview import StressView
 from .svg import band_gauge, interval_bar, scatter
 
@@ -213,6 +214,8 @@ def render_page(m: Model, *, comparison: Comparison | None = None,
                 stress: StressView | None = None) -> str:
     """The whole HTML document."""
     tabs = [("overview", "Overview", None), ("samples", "Samples", len(m.samples))]
+    if m.leaks is not None:
+        tabs.append(("sources", "Sources", m.leaks.total_sources))
     if comparison is not None:
         tabs.append(("compare", "Compare", None))
     if stress is not None:
@@ -225,6 +228,8 @@ def render_page(m: Model, *, comparison: Comparison | None = None,
                 el("div", {"class": "row"}, el("span", {"class": "brand"}, "noisegauge"),
                    el("h1", None, m.info.title)), nav)
     panels = [_overview(m), _samples_panel(len(m.samples))]
+    if m.leaks is not None:
+        panels.append(sources_section(m.leaks))
     if comparison is not None:
         panels.append(compare_section(comparison))
     if stress is not None:

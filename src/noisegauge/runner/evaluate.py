@@ -25,11 +25,12 @@ from .._async import run_sync
 from ..engine.metrics import Compat
 from ..errors import InvalidInput, JudgeUnavailable
 from ..infra.store import CacheOption, JudgeCache, resolve_cache
-from ..io.readers import open_source
+from ..io.readers import open_source, relabel
 from ..io.writers import output_format
 from ..judges.base import Judge
 from ..samples import MAX_TEXT_CHARS, Sample
 from ..scoring.failures import describe_failure, failure_kind
+from ..scoring.labels import RelevanceMode
 from ..scoring.metrics import Metric
 from ..scoring.results import SampleResult
 from .journal import Journal
@@ -74,7 +75,9 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
                     compat: Compat | None = None,
                     on_start: Callable[[Plan], Awaitable[None]] | None = None,
                     engine: str = "local", ray_address: str | None = None,
-                    workers: int | None = None, block_size: int | None = None) -> Report:
+                    workers: int | None = None, block_size: int | None = None,
+                    relevance: RelevanceMode = "auto",
+                    relevant_ids: str | None = None) -> Report:
     """Score ``dataset`` with ``metrics`` (objects or names; default: every RAGChecker metric
     with ``judge``, default ``"lexical"``). Each sample is judged once per distinct judge.
 
@@ -94,6 +97,10 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
     ``max_chars``: longest question, response, reference or chunk (longer: an error row).
     ``compat="ragchecker"``: RAGChecker's ``computation.py`` values where a denominator is
     empty (0.0) instead of our typed undefined (README: "Exact compatibility").
+    ``relevance``: which chunks count as relevant: ``"auto"`` the row's labels
+    (``reference_context_ids``) when it has them, else the judge's reading; ``"labels"``,
+    ``"judge"``, or ``"both"`` (labels decide, the judge's reading is kept beside them).
+    ``relevant_ids``: the field holding the labels, when it is not ``reference_context_ids``.
     ``on_start(plan)``: awaited after the probe, before the first row (the CLI runs the
     judge canaries there).
 
@@ -107,6 +114,8 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
     """
     ray_options = _ray_options(engine, ray_address, workers, block_size)
     source = open_source(dataset, format)
+    if relevant_ids is not None:
+        source = relabel(source, relevant_ids)
     store = resolve_cache(cache)
     owns_store = not isinstance(cache, JudgeCache)
     results: dict[int, tuple[SampleResult, Sample | None]] = {}
@@ -116,7 +125,7 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
         results[index] = (SampleResult.from_row(row, verdicts, index=index), sample)
 
     try:
-        plan = build_plan(metrics, judge, store, compat)
+        plan = build_plan(metrics, judge, store, compat, relevance)
         try:
             await probe_judges(plan)
             if on_start is not None:
@@ -127,7 +136,7 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
 
                 spec = BlockSpec(metrics, judge, compat, concurrency, max_chars,
                                  str(store.path) if store is not None else None,
-                                 use_cache=store is not None)
+                                 use_cache=store is not None, relevance=plan.relevance)
                 if store is not None:
                     store.flush()  # the workers read it: what the probe learned is there
                 scale = (spec, ray_options, store)
@@ -213,7 +222,8 @@ def evaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None = None, 
              max_consecutive_failures: int | None = 10,
              compat: Compat | None = None, engine: str = "local",
              ray_address: str | None = None, workers: int | None = None,
-             block_size: int | None = None) -> Report:
+             block_size: int | None = None, relevance: RelevanceMode = "auto",
+             relevant_ids: str | None = None) -> Report:
     """Synchronous ``aevaluate`` (inside a running event loop use ``await aevaluate(...)``)."""
     return run_sync(aevaluate(dataset, metrics, judge=judge, concurrency=concurrency, cache=cache,
                               out=out, out_format=out_format, resume=resume, strict=strict,
@@ -221,5 +231,6 @@ def evaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None = None, 
                               max_chars=max_chars,
                               max_consecutive_failures=max_consecutive_failures,
                               compat=compat, engine=engine, ray_address=ray_address,
-                              workers=workers, block_size=block_size),
+                              workers=workers, block_size=block_size, relevance=relevance,
+                              relevant_ids=relevant_ids),
                     hint="use `await aevaluate(...)`")
