@@ -41,11 +41,11 @@ def test_scores_a_jsonl_file(tmp_path: Path) -> None:
     res = _invoke(str(src), "--judge", "fake", "--out", str(tmp_path / "out.jsonl"), "-q")
     assert res.exit_code == 3, res.output  # an error row and no gate: exit 3, said loudly
     assert "1 of 6 rows could not be scored (1 input)" in res.stderr
-    assert "row 2 (input): row 2, field 'reference'" in res.stderr
+    assert "row 2 (input): row 2, field 'reference, retrieved_contexts'" in res.stderr
     out = _out(tmp_path / "out.jsonl")
     assert [r["index"] for r in out] == list(range(6))
     assert [r["id"] for r in out] == [d["id"] for d in data]
-    assert out[2]["status"] == "error" and "row 2, field 'reference'" in out[2]["reason"]
+    assert out[2]["status"] == "error" and "row 2, field 'reference, retrieved_contexts'" in out[2]["reason"]
     assert out[2]["error_kind"] == "input" and out[0]["error_kind"] is None
     assert set(out[0]["metrics"]) == set(METRIC_NAMES)
     assert out[0]["usage"]["calls"] == 10
@@ -203,3 +203,30 @@ def test_the_cli_closes_its_judge(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert _invoke(str(_jsonl(tmp_path / "in.jsonl", rows(2))), "--judge", "closing",
                    "-q").exit_code == 0
     assert len(ClosingJudge.closed) == 1
+
+
+@pytest.mark.parametrize(("gate", "said"), [
+    ("--fail-above=noise_sensitivity_relevant=-5", "always fail"),
+    ("--fail-above=noise_sensitivity_relevant=1e999", "never fail"),
+    ("--fail-below=faithfulness=1.5", "always fail"),
+    ("--fail-below=faithfulness=-0.1", "never fail"),
+])
+def test_gate_values_outside_every_metrics_range_are_refused(tmp_path: Path, gate: str,
+                                                              said: str) -> None:
+    src = _jsonl(tmp_path / "in.jsonl", rows(2))
+    res = _invoke(str(src), "--judge", "fake", "-q", gate)
+    assert res.exit_code == 2, res.output
+    assert "outside the range of every metric, [0, 1]" in res.output and said in res.output
+    golden = _jsonl(tmp_path / "golden.jsonl", [
+        {"user_input": "q?", "reference": "Alpha is one.", "relevant_chunks": ["Alpha is one."]}])
+    stress = CliRunner().invoke(cli, ["stress", str(golden), "--pipeline", "extractive",
+                                      "--out", str(tmp_path / "s"), gate])
+    assert stress.exit_code == 2 and "[0, 1]" in stress.output, stress.output
+    assert not (tmp_path / "s").exists()  # refused before any work
+
+
+def test_gate_values_at_the_ends_of_the_range_are_accepted(tmp_path: Path) -> None:
+    src = _jsonl(tmp_path / "in.jsonl", rows(2))
+    res = _invoke(str(src), "--judge", "fake", "-q", "--fail-above",
+                  "noise_sensitivity_relevant=1", "--fail-below", "faithfulness=0")
+    assert res.exit_code == 0, res.output

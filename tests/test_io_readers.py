@@ -149,3 +149,19 @@ def test_unsupported_objects() -> None:
         open_source(42)
     with pytest.raises(InvalidInput, match="same length"):
         open_source({"question": ["a", "b"], "answer": ["x"]})
+
+
+@pytest.mark.parametrize("indent", [None, 2], ids=["one-line", "pretty"])
+def test_json_array_saved_as_jsonl_is_named_with_the_fix(tmp_path: Path,
+                                                          indent: int | None) -> None:
+    from click.testing import CliRunner
+
+    from noisegauge.cli.main import cli
+
+    path = tmp_path / "data.jsonl"
+    path.write_text(json.dumps([row(i) for i in range(99)], indent=indent))
+    with pytest.raises(InvalidInput, match=r"one JSON array .*--format json"):
+        open_source(path)
+    res = CliRunner().invoke(cli, ["score", str(path), "--judge", "fake", "-q"])
+    assert res.exit_code == 2 and "--format json" in res.output, res.output
+    assert len(_read(path, format="json")) == 99  # the fix it names works

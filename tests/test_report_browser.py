@@ -8,6 +8,7 @@ Screenshots are saved under pytest's tmp dir, and also under ``artifacts/`` (git
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -53,6 +54,9 @@ def report_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     rows = scored_rows()
     write_report(path.with_name("compare.html"), rows, title="compare", compare=rows,
                  compare_label="baseline")
+    support = scored_rows([json.loads(x) for x in (ROOT / "examples" / "support_bot.jsonl")
+                           .read_text(encoding="utf-8").splitlines() if x.strip()])
+    write_report(path.with_name("support.html"), support, title="examples/support_bot.jsonl")
     return write_report(path, rows, title="browser test")
 
 
@@ -87,6 +91,25 @@ def _shot(pg: Any, tmp_path: Path, name: str) -> Path:
 
 def _fits(pg: Any) -> bool:
     return bool(pg.evaluate("document.documentElement.scrollWidth <= window.innerWidth"))
+
+
+@pytest.mark.parametrize("width", [1280, 1400, 1600, 1920])
+def test_the_metric_table_is_whole_from_1280_px(report_file: Path, browser: Any, width: int,
+                                                 tmp_path: Path) -> None:
+    """The bundled example's overview: no column of the metric family cut off at any width."""
+    pg = browser.new_page(viewport={"width": width, "height": 900})
+    pg.goto(report_file.with_name("support.html").as_uri())
+    cards = pg.evaluate("""() => [...document.querySelectorAll('table.metrics')].map(t => {
+        const card = t.parentElement.getBoundingClientRect(), table = t.getBoundingClientRect();
+        return [Math.round(table.right), Math.round(card.right),
+                t.querySelectorAll('thead th').length]; })""")
+    assert cards, "no metric table"
+    for table_right, card_right, columns in cards:
+        assert table_right <= card_right and columns >= 5, (width, cards)
+    assert _fits(pg)
+    if width == 1280:
+        _shot(pg, tmp_path, "report-overview-1280.png")
+    pg.close()
 
 
 def test_overview_loads_without_errors(page: Any, tmp_path: Path) -> None:

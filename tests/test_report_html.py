@@ -169,7 +169,7 @@ def test_compare_mode(tmp_path: Path, rows: list[dict[str, Any]]) -> None:
     out = tmp_path / "r.html"
     assert _invoke("report", str(a), "--compare", str(b), "--out", str(out)).exit_code == 0
     html = out.read_text(encoding="utf-8")
-    assert "Compared with b.jsonl" in html and 'href="#s=1"' in html  # "leak" got better
+    assert "Compared with b · " in html and 'href="#s=1"' in html  # "leak" got better
     from noisegauge.report.compare import compare_runs
 
     c = compare_runs(other, rows, ["noise_sensitivity_irrelevant", "precision"])
@@ -177,6 +177,26 @@ def test_compare_mode(tmp_path: Path, rows: list[dict[str, Any]]) -> None:
     assert [ch.id for ch in c.better] == ["leak"] and not c.worse
     ns = c.diffs[0]
     assert ns.n == 2 and ns.diff == pytest.approx(-0.25) and ns.ci is not None
+
+
+def test_compare_names_runs_by_dataset_judge_and_date_or_label(
+        tmp_path: Path, rows: list[dict[str, Any]]) -> None:
+    """Two files both called results.jsonl are told apart by their folders, not 'A/RESULTS.JSONL'."""
+    (tmp_path / "baseline").mkdir()
+    (tmp_path / "candidate").mkdir()
+    a = write_jsonl(tmp_path / "candidate" / "results.jsonl", rows)
+    b = write_jsonl(tmp_path / "baseline" / "results.jsonl", rows)
+    out = tmp_path / "r.html"
+    assert _invoke("report", str(a), "--compare", str(b), "--out", str(out)).exit_code == 0
+    data = json.loads(data_block(out.read_text(encoding="utf-8")))
+    judge = rows[0]["judges"][0]["judge"]
+    assert re.fullmatch(rf"candidate · {judge}\S* ?\S* · \d{{4}}-\d\d-\d\d \d\d:\d\d",
+                        data["thisLabel"]), data["thisLabel"]
+    assert data["otherLabel"].startswith(f"baseline · {judge}")
+    assert _invoke("report", str(a), "--compare", str(b), "--out", str(out), "--label", "new prompt",
+                   "--compare-label", "old prompt").exit_code == 0
+    html = out.read_text(encoding="utf-8")
+    assert "Compared with old prompt" in html and "<th class=\"num\">new prompt</th>" in html
 
 
 def test_stress_mode(tmp_path: Path) -> None:

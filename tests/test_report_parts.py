@@ -127,3 +127,15 @@ def test_verdict_both_none_and_undetermined() -> None:
     assert quiet.side == "none" and not quiet.drivers
     assert "harmless" in quiet.text and "another entity" in quiet.text
     assert diagnose([], left_out=3).side == "undetermined"
+
+
+def test_verdict_follows_the_means_when_both_modes_read_about_0() -> None:
+    """A stress run pooled over levels: 2 leaking samples of 50, means 0.000 / 0.040."""
+    pts = [P(i, 0.2, 0, 0) for i in range(48)] + [P(48, 0.2, 0, 1.0), P(49, 0.1, 0, 1.0)]
+    v = diagnose(pts)
+    assert v.side == "none" and v.headline == "Noise is about 0 overall"
+    assert "relevant 0.000, irrelevant 0.040" in v.text and "fix" not in v.headline.lower()
+    assert [i for i, _ in v.drivers] == [48, 49]  # still named, worst first
+    assert "2 of 50 samples" in v.text
+    # one step above the band, the same samples do call for a fix
+    assert diagnose(pts + [P(50, 0.2, 0, 1.0)] * 2).side == "retrieval"

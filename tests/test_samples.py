@@ -75,3 +75,19 @@ def test_inconsistent_precomputed_shapes_are_reported() -> None:
 def test_extra_fields_become_metadata() -> None:
     s = Sample.from_record({**RAGAS, "tenant": "acme"})
     assert s.metadata == {"tenant": "acme"}
+
+
+def test_every_missing_field_and_unknown_key_in_one_message_with_the_closest_name() -> None:
+    rec = {"qestion": "q", "ans": "a", "refrence": "r", "contexts": [], "team": "billing"}
+    with pytest.raises(InvalidSample) as info:
+        Sample.from_record(rec, row=3)
+    msg = str(info.value)
+    assert msg.startswith("row 3, field 'user_input, response, reference': missing 'user_input'")
+    assert "'ans': did you mean 'response' (or 'answer')?" in msg
+    assert "'qestion': did you mean 'user_input' (or 'question')?" in msg
+    assert "'refrence': did you mean 'reference'?" in msg
+    assert "'team'" in msg and "'team':" not in msg  # named, with no guess
+    # a complete row keeps unknown keys as metadata: nothing to report
+    ok = Sample.from_record({"question": "q", "answer": "a", "ground_truth": "r", "contexts": [],
+                             "team": "billing"})
+    assert ok.metadata == {"team": "billing"}

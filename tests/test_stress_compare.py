@@ -127,3 +127,29 @@ def test_compare_cli_on_two_stress_directories(tmp_path: Path) -> None:
     assert {t["level"] for t in data["tests"]} == {0, 3, None}
     r = runner.invoke(cli, ["compare", str(GOLDEN), "--pipeline", "extractive"])
     assert r.exit_code == 2 and "--pipeline twice" in r.output
+
+
+def test_report_compare_of_two_stress_runs_uses_the_clis_definition(tmp_path: Path) -> None:
+    """`noisegauge compare` and `noisegauge report B --compare A` print the same numbers."""
+    from noisegauge.report import read_results
+    from noisegauge.report.compare import STRESS_PAIRING, compare_runs
+
+    golden = tmp_path / "golden.jsonl"
+    source = Path(__file__).resolve().parents[1] / "examples" / "golden_support.jsonl"
+    golden.write_text("".join(x + "\n" for x in source.read_text().splitlines()[:8]))
+    out = tmp_path / "ab"
+    res = CliRunner().invoke(cli, ["compare", str(golden), "--pipeline", "extractive",
+                                   "--pipeline", "extractive:strict", "--levels", "0,1,2",
+                                   "--out", str(out), "-q"])
+    assert res.exit_code == 0, res.output
+    cli_tests = {t["metric"]: t for t in json.loads((out / "compare.json").read_text())["tests"]
+                 if t["level"] is None}
+    rows_a, rows_b = read_results(out / "a" / "results.jsonl"), read_results(out / "b" / "results.jsonl")
+    assert len(rows_a) == 24  # 8 questions x 3 levels; the CLI pairs 8 questions
+    c = compare_runs(rows_b, rows_a, list(cli_tests))
+    assert c.paired_by == STRESS_PAIRING
+    for d in c.diffs:
+        t = cli_tests[d.name]
+        assert (d.n, d.mean_this, d.mean_other, d.diff, d.p_value) == (
+            t["n"], t["mean_b"], t["mean_a"], t["diff"], t["p_value"]), d.name
+        assert d.n <= 8

@@ -5,6 +5,7 @@ Validation happens here, once; errors name the row, the field and what was expec
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -86,6 +87,7 @@ class Sample:
         """
         if not isinstance(record, Mapping):
             raise InvalidSample(f"a record must be an object, got {type(record).__name__}", row=row)
+        _check_fields(record, row)
         user_input = _text(record, "user_input", row, allow_empty=False)
         response = _text(record, "response", row, allow_empty=True)
         reference = _text(record, "reference", row, allow_empty=False)
@@ -136,6 +138,37 @@ def _first(record: Mapping[str, Any], canonical: str, row: int | None = None) ->
                                 "values", row=row, field=canonical,
                                 expected=f"only one of {found[0][0]}, {name}")
     return found[0]
+
+
+_REQUIRED = ("user_input", "response", "reference", "retrieved_contexts")
+
+
+def _check_fields(record: Mapping[str, Any], row: int | None) -> None:
+    """Every missing field and every unknown key in one message, with the closest accepted name.
+
+    Unknown keys are kept as metadata when the row is complete; they are named only when a
+    field is missing, since then one of them is most likely the misspelt field.
+    """
+    missing = [c for c in _REQUIRED
+               if not any(record.get(name) is not None for name in FIELD_ALIASES[c])]
+    if not missing:
+        return
+    unknown = [str(k) for k in record if k not in _KNOWN]
+    aliases = {name: c for c in missing for name in FIELD_ALIASES[c]}
+    hints = []
+    for key in unknown:
+        close = difflib.get_close_matches(key.lower(), list(aliases), n=1, cutoff=0.5)
+        if not close:
+            hints.append(f"'{key}'")
+            continue
+        name, alias = aliases[close[0]], close[0]
+        also = f" (or '{alias}')" if alias != name else ""
+        hints.append(f"'{key}': did you mean '{name}'{also}?")
+    parts = ["missing " + ", ".join(
+        f"'{c}' (accepted: {', '.join(FIELD_ALIASES[c])})" for c in missing)]
+    if hints:
+        parts.append("unknown keys " + "; ".join(hints))
+    raise InvalidSample("; ".join(parts), row=row, field=", ".join(missing))
 
 
 def _id(record: Mapping[str, Any], row: int | None) -> str | None:

@@ -21,6 +21,7 @@ from ..calibration import (
     read_pairs,
 )
 from ..errors import MissingDependency, NoiseGaugeError
+from .console import cli_logging, quiet_option
 
 __all__ = ["calibrate"]
 
@@ -69,10 +70,17 @@ def _verdict(reports: list[JudgeReport]) -> str:
                    "(use it with --judge lexical:PROFILE).")
 @click.option("--base-url", help="Endpoint of an OpenAI-compatible judge.")
 @click.option("--seed", default=0, show_default=True, help="Seed of the bootstrap interval.")
+@quiet_option
 def calibrate(labels: Path, judges: tuple[str, ...], samples: Path | None, save: Path | None,
-              base_url: str | None, seed: int) -> None:
+              base_url: str | None, seed: int, quiet: bool) -> None:
     """Check judges against LABELS: JSONL rows {"premise", "claim", "label": true|false},
     or a results file whose response claims carry "label" (with --samples)."""
+    with cli_logging(quiet):
+        _calibrate(labels, judges, samples, save, base_url, seed)
+
+
+def _calibrate(labels: Path, judges: tuple[str, ...], samples: Path | None, save: Path | None,
+               base_url: str | None, seed: int) -> None:
     from ..judges.registry import get_judge
 
     try:

@@ -13,16 +13,17 @@ import contextlib
 import logging
 import os
 import sys
-from collections.abc import Iterator
-from typing import IO, Any
+from collections.abc import Callable, Iterator
+from typing import IO, Any, TypeVar
 
+import click
 from rich.console import Console
 from rich.logging import RichHandler
 from rich.text import Text
 
 from ..infra.secrets import redact
 
-__all__ = ["cli_logging", "error", "note", "stderr", "stdout"]
+__all__ = ["cli_logging", "error", "note", "quiet_option", "stderr", "stdout"]
 
 
 class _PipeSafe:
@@ -106,3 +107,12 @@ def cli_logging(quiet: bool) -> Iterator[None]:
         logger.removeHandler(handler)
         logger.propagate = old
         logger.setLevel(old_level)
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def quiet_option(f: _F) -> _F:
+    """``-q/--quiet``, one definition for every command: stderr keeps only errors."""
+    return click.option("--quiet", "-q", is_flag=True,
+                        help="No progress bar or notes on stderr (errors still print).")(f)

@@ -12,7 +12,7 @@ import click
 from rich.console import Console
 
 from ..errors import NoiseGaugeError
-from .console import error
+from .console import error, quiet_option
 
 __all__ = ["report"]
 
@@ -29,8 +29,14 @@ __all__ = ["report"]
 @click.option("--input", "input_path", type=click.Path(path_type=Path, dir_okay=False),
               help="The scored input file, for results whose rows lack the input texts.")
 @click.option("--title", help="Title of the report (default: the results file name).")
+@click.option("--labels", "labels_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="People's labels (`noisegauge review`): adds a 'Checked by people' tab.")
+@click.option("--label", help="This run's name in compare views (default: dataset · judge · date).")
+@click.option("--compare-label", help="The --compare run's name (default: dataset · judge · date).")
+@quiet_option
 def report(results: Path | None, out: Path, compare: Path | None, stress: Path | None,
-           input_path: Path | None, title: str | None) -> None:
+           input_path: Path | None, title: str | None, labels_path: Path | None,
+           label: str | None, compare_label: str | None, quiet: bool) -> None:
     """Write an HTML report of RESULTS (the JSONL of `noisegauge score --out`).
 
     One file with everything inline (no network): the run, the metric family with
@@ -38,7 +44,7 @@ def report(results: Path | None, out: Path, compare: Path | None, stress: Path |
     diagnosis, and every sample with its claims highlighted in the answer and the chunks
     they came from.
     """
-    from ..report import file_info, read_results, write_report
+    from ..report import file_info, read_results, run_label, write_report
     from ..report.data import fill_inputs
 
     err = Console(stderr=True, highlight=False, markup=False)
@@ -51,17 +57,25 @@ def report(results: Path | None, out: Path, compare: Path | None, stress: Path |
         if input_path is not None:
             fill_inputs(rows, input_path)
         missing = sum(1 for r in rows if "input" not in r and r.get("status") != "error")
-        if missing and input_path is None:
+        if missing and input_path is None and not quiet:
             err.print(f"note: {missing} row(s) carry no input texts (results from an older "
                       "noisegauge?); pass --input INPUT to show questions, answers and chunks")
-        other = label = None
+        other = None
+        names: dict[str, str] = {}
         if compare is not None:
             other = read_results(compare)
-            # Two files called results.jsonl: name the other by its folder too.
-            label = compare.name if compare.name != results.name else \
-                f"{compare.parent.name}/{compare.name}"
+            this_name = label or run_label(results, rows)
+            other_name = compare_label or run_label(compare, other)
+            if other_name == this_name:  # same dataset, judge and minute: say which is which
+                this_name, other_name = f"{this_name} (this)", f"{other_name} (compared)"
+            names = {"label": this_name, "compare_label": other_name}
+        est = None
+        if labels_path is not None:
+            from ..people import estimate
+
+            est = estimate(rows, labels_path)
         path = write_report(out, rows, info=file_info(results, title), compare=other,
-                            compare_label=label or "other", stress=stress)
+                            stress=stress, estimate=est, **names)
     except NoiseGaugeError as exc:
         error(str(exc))  # literal: a path with [brackets] must print as it is
         sys.exit(2)

@@ -19,7 +19,7 @@ from ..engine.metrics import METRIC_NAMES
 from ..errors import MissingDependency, NoiseGaugeError
 from ..infra.secrets import register_secret, register_secret_header
 from ..runner.progress import RichProgress
-from .console import error, note, stderr, stdout
+from .console import cli_logging, error, note, quiet_option, stderr, stdout
 from .gates import check_gates, parse_gates
 
 __all__ = ["stress", "compare"]
@@ -114,7 +114,7 @@ def _sweep_options(f: F) -> F:
     ]
     for option in reversed(options):
         f = option(f)
-    return f
+    return quiet_option(f)
 
 
 def _run_kwargs(opts: dict[str, Any], out: Path) -> dict[str, Any]:
@@ -178,10 +178,13 @@ def _guarded(call: Callable[[], Any], cache: Path | None = None) -> Any:
 
 
 def _with_progress(call: Callable[[Callable[[str, int, int], None]], Any],
-                   cache: Path | None) -> Any:
-    """Run ``call(progress_callback)`` under the progress display on stderr."""
-    with RichProgress(console=stderr(), transient=True, description="") as bar:
-        return _guarded(lambda: call(bar.phase), cache)
+                   cache: Path | None, quiet: bool = False) -> Any:
+    """Run ``call(progress_callback)`` under the progress display on stderr (none if quiet)."""
+    with cli_logging(quiet):
+        if quiet:
+            return _guarded(lambda: call(lambda phase, done, total: None), cache)
+        with RichProgress(console=stderr(), transient=True, description="") as bar:
+            return _guarded(lambda: call(bar.phase), cache)
 
 
 def _fmt(point: dict[str, Any]) -> str:
@@ -242,7 +245,7 @@ def stress(golden: str, pipeline: str, out_dir: str, fail_above: tuple[str, ...]
     console = stdout()
     kwargs = _run_kwargs(opts, out)
     report = _with_progress(lambda cb: run_stress(golden, pipeline=pipeline, progress=cb, **kwargs),
-                            kwargs["cache"])
+                            kwargs["cache"], opts["quiet"])
     written = _guarded(lambda: report.write(out))
     _print_curve(console, report.curve(), f"{pipeline} vs injected noise (judge {opts['judge']}, "
                                           f"strategy {opts['strategy']}, position {opts['position']})")
@@ -297,7 +300,7 @@ def compare(inputs: tuple[str, ...], pipelines: tuple[str, ...], alpha: float,
         kwargs = _run_kwargs(opts, Path(out_dir))
         result = _with_progress(lambda cb: run_compare(
             inputs[0], pipelines=list(pipelines), alpha=alpha, progress=cb, **kwargs),
-            kwargs["cache"])
+            kwargs["cache"], opts["quiet"])
     else:
         _fail("INPUTS must be one golden file, or two stress output directories")
     table = Table(title=f"B = {result.b}  minus  A = {result.a}  (all noisy levels pooled, "

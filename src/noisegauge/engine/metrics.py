@@ -9,13 +9,11 @@ with ours wherever every denominator is non-empty, and where one is empty it wri
 R response claims, G reference claims and n chunks):
 
 - precision when R = 0; recall when G = 0; f1 unless precision and recall are both > 0;
-- claim_recall and context_precision when G = 0; context_precision when n = 0;
+- claim_recall and context_precision when G = 0; context_precision when n = 0 (claim_recall
+  is 0.0 there in both modes: no reference claim is covered);
 - context_utilization when no reference claim is covered by a chunk (G = 0 and n = 0 included);
 - both noise modes when R = 0, G = 0 or n = 0; hallucination, self_knowledge and
   faithfulness when R = 0 or n = 0 (where we count every claim as unsupported).
-
-With G > 0 and n = 0 RAGChecker's claim recall is NaN (the mean of an empty slice); compat
-mode keeps it undefined, with a reason that says so, since we never emit NaN.
 """
 
 from __future__ import annotations
@@ -28,8 +26,8 @@ from ..errors import InvalidInput
 from ..verdicts import Verdict
 from .matrix import ClaimVerdicts
 
-__all__ = ["COMPAT_MODES", "Compat", "METRIC_CHECKS", "METRIC_NAMES", "MetricValue", "check_compat",
-           "chunk_relevance", "claim_flags", "compute_metrics", "relevance_of"]
+__all__ = ["COMPAT_MODES", "Compat", "METRIC_CHECKS", "METRIC_NAMES", "METRIC_RANGE", "MetricValue",
+           "check_compat", "chunk_relevance", "claim_flags", "compute_metrics", "relevance_of"]
 
 #: ``None`` is our default (typed undefined); ``"ragchecker"`` reproduces its computation.py.
 Compat = Literal["ragchecker"]
@@ -72,9 +70,13 @@ NO_RELEVANCE = "no reference claims, so no chunk can be judged relevant"
 NO_COVERED_REFERENCE = "no reference claim is entailed by any chunk"
 
 
+#: Every metric's value, and so every mean, lies in this closed interval (gates check it).
+METRIC_RANGE: tuple[float, float] = (0.0, 1.0)
+
+
 @dataclass(frozen=True)
 class MetricValue:
-    """One metric for one sample: a fraction in [0, 1], or ``None`` with a reason."""
+    """One metric for one sample: a fraction in ``METRIC_RANGE``, or ``None`` with a reason."""
 
     value: float | None
     reason: str | None = None
@@ -206,8 +208,6 @@ def _typed_metrics(cv: ClaimVerdicts, relevant: Sequence[bool] | None = None) ->
 
 
 _ZERO = MetricValue(0.0)
-NAN_CLAIM_RECALL = ("RAGChecker gives NaN here: the mean of an empty slice (reference claims, "
-                    "no chunks)")
 
 
 def _ragchecker_empties(cv: ClaimVerdicts, out: dict[str, MetricValue]) -> dict[str, MetricValue]:
@@ -220,11 +220,9 @@ def _ragchecker_empties(cv: ClaimVerdicts, out: dict[str, MetricValue]) -> dict[
     p, rc = out["precision"].value, out["recall"].value
     assert p is not None and rc is not None  # defined above or by the typed pass
     out["f1"] = MetricValue(2 * p * rc / (p + rc)) if p > 0 and rc > 0 else _ZERO
-    if g == 0:
+    # evaluate_retrieval guards len(retrieved2answer) > 0 and len(retrieved2answer[0]) > 0
+    if g == 0 or n == 0:
         out["claim_recall"] = out["context_precision"] = _ZERO
-    elif n == 0:
-        out["claim_recall"] = MetricValue(None, NAN_CLAIM_RECALL)
-        out["context_precision"] = _ZERO
     if not any(v is Verdict.ENTAILED for row in cv.retrieved2answer for v in row):
         out["context_utilization"] = _ZERO
     if r == 0 or n == 0:

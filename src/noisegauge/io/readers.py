@@ -22,11 +22,12 @@ from .encoding import byte_lines, open_text, sniff_encoding
 from .ragas import object_row, unwrap_dataset
 from .rows import (
     KNOWN_COLUMNS,
-    MAX_DEPTH,
     RawRow,
     clean_tabular,
     fingerprint,
     record_row,
+    too_deep,
+    too_deep_row,
 )
 
 __all__ = ["FORMATS", "InputFormat", "Source", "detect_format", "open_source", "relabel",
@@ -34,6 +35,9 @@ __all__ = ["FORMATS", "InputFormat", "Source", "detect_format", "open_source", "
 
 InputFormat = Literal["jsonl", "json", "ragchecker", "csv", "parquet"]
 FORMATS: tuple[str, ...] = ("jsonl", "json", "ragchecker", "csv", "parquet")
+#: A JSON document nested deeper is refused whole, on every Python (records deeper than
+#: ``MAX_DEPTH`` are error rows; this bounds the document a parser must hold).
+MAX_DOCUMENT_DEPTH = 256
 _EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv",
                ".tsv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 _BATCH = 1024
@@ -177,6 +181,11 @@ def _check_jsonl(path: Path, encoding: str, sample: int = 20) -> None:
         raw = line.strip()
         if not raw:
             continue
+        if seen == 0 and raw.startswith(b"["):
+            # no JSON Lines record is an array: this is a JSON document saved under .jsonl
+            raise InvalidInput(f"{path}: starts with '[', so it is one JSON array (a .json "
+                               "file), not JSON Lines (one object per line); read it with "
+                               "--format json, or rename it to .json")
         try:
             json.loads(raw.decode("utf-8", "surrogateescape"))
             return
@@ -211,9 +220,7 @@ def _jsonl_rows(path: Path, encoding: str = "utf-8") -> Iterator[RawRow]:
                 f"line {lineno}: invalid JSON ({exc.msg} at column {exc.colno})", row=index,
                 expected="one JSON object per line"))
         except RecursionError:
-            yield RawRow(index, fp, error=InvalidSample(
-                f"line {lineno}: nested more than {MAX_DEPTH} levels deep", row=index,
-                expected="one JSON object per line"))
+            yield too_deep_row(index, fp, f"line {lineno}")
         else:
             yield record_row(index, record, fp=fp, where=f"line {lineno}")
         index += 1
@@ -235,8 +242,16 @@ def _json_source(path: Path, fmt: str, encoding: str = "utf-8") -> Source:
         raise InvalidInput(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column "
                            f"{exc.colno}); JSON Lines files should end in .jsonl") from exc
     except RecursionError:
-        raise InvalidInput(f"{path}: nested too deeply to read as one JSON document; write one "
-                           "record per line (JSONL) so a bad record is one error row") from None
+        data = None
+        deep = True
+    else:
+        # Where the parser gives up depends on the Python version (3.12 parses what 3.11
+        # refuses), so one fixed limit decides, the same everywhere.
+        deep = too_deep(data, MAX_DOCUMENT_DEPTH)
+    if deep:
+        raise InvalidInput(f"{path}: nested too deeply to read as one JSON document (more than "
+                           f"{MAX_DOCUMENT_DEPTH} levels); write one record per line (JSONL) so "
+                           "a bad record is one error row")
     if isinstance(data, Mapping) and isinstance(data.get("results"), list):
         data = data["results"]
     elif fmt == "ragchecker":

@@ -3,6 +3,9 @@ samples that got better or worse.
 
 The statistics are the stress A/B's (``stress.stats``): a paired bootstrap interval of the
 mean difference and a sign-flip permutation p-value, over the samples both runs define.
+Two stress runs (rows with ``item_id``, ``level`` and ``repeat``) are compared exactly as
+``noisegauge compare`` compares them (``stress.compare.compare_rows``: per golden question,
+all noisy levels pooled), so the CLI and the report print the same numbers.
 """
 
 from __future__ import annotations
@@ -11,8 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..engine.metrics import METRIC_NAMES
 from ..errors import InvalidInput
-from ..stress.compare import LOWER_IS_BETTER, NEUTRAL
+from ..stress.compare import LOWER_IS_BETTER, NEUTRAL, compare_rows
 from ..stress.stats import paired_bootstrap_ci, paired_permutation_test
 
 __all__ = ["MetricDiff", "SampleChange", "Comparison", "pair_rows", "compare_runs"]
@@ -64,6 +68,7 @@ class Comparison:
     paired_by: str
     n_better: int = 0  # all better / worse samples (the lists hold the biggest moves)
     n_worse: int = 0
+    this_label: str = "this run"
 
 
 def _key_of(rows: Sequence[Mapping[str, Any]]) -> list[str] | None:
@@ -125,13 +130,43 @@ def _diff(name: str, pairs: Sequence[tuple[int, int]], this: Sequence[Mapping[st
                       p, better)
 
 
+#: How two stress runs are paired: the definition ``noisegauge compare`` uses.
+STRESS_PAIRING = ("golden question, all noisy levels pooled (each question's mean over its "
+                  "noisy levels and repeats), as `noisegauge compare` does")
+
+
+def _is_stress(rows: Sequence[Mapping[str, Any]]) -> bool:
+    return bool(rows) and all(k in r for r in rows for k in ("item_id", "level", "repeat"))
+
+
+def _stress_diffs(this: Sequence[Mapping[str, Any]], other: Sequence[Mapping[str, Any]],
+                  names: Sequence[str], row_diffs: Sequence[MetricDiff], alpha: float,
+                  seed: int) -> tuple[MetricDiff, ...]:
+    """The metrics' differences by ``stress.compare.compare_rows`` (other = A, this = B);
+    names it does not test (diagnostics) keep their row-paired difference."""
+    tested = [n for n in names if n in METRIC_NAMES]
+    report = compare_rows(other, this, metrics=tested, alpha=alpha, seed=seed)
+    out = []
+    for d in row_diffs:
+        if d.name not in tested:
+            out.append(d)
+            continue
+        t = report.test(d.name)
+        better = {"b": "this", "a": "other"}.get(t.better or "")
+        out.append(MetricDiff(d.name, t.n, t.mean_b, t.mean_a, t.diff, t.ci, t.p_value, better))
+    return tuple(out)
+
+
 def compare_runs(this: Sequence[Mapping[str, Any]], other: Sequence[Mapping[str, Any]],
-                 names: Sequence[str], *, other_label: str = "other", alpha: float = 0.05,
+                 names: Sequence[str], *, other_label: str = "other",
+                 this_label: str = "this run", alpha: float = 0.05,
                  seed: int = 0, max_listed: int = 25) -> Comparison:
     """Per-metric paired differences (this minus other) and the samples whose noise
     sensitivity (both modes), or else precision, moved, biggest moves first."""
     pairs, by = pair_rows(this, other)
     diffs = tuple(_diff(n, pairs, this, other, alpha, seed) for n in names)
+    if _is_stress(this) and _is_stress(other):
+        diffs, by = _stress_diffs(this, other, names, diffs, alpha, seed), STRESS_PAIRING
     changes = []
     for i, j in pairs:
         ch = SampleChange(i, j, str(this[i].get("id") if this[i].get("id") is not None else f"row {i}"),
@@ -148,4 +183,4 @@ def compare_runs(this: Sequence[Mapping[str, Any]], other: Sequence[Mapping[str,
     paired_other = {j for _, j in pairs}
     return Comparison(other_label, tuple(pairs), diffs, tuple(better[:max_listed]),
                       tuple(worse[:max_listed]), len(this) - len(paired_this),
-                      len(other) - len(paired_other), by, len(better), len(worse))
+                      len(other) - len(paired_other), by, len(better), len(worse), this_label)

@@ -205,17 +205,20 @@ def page_data(m: Model, other: Sequence[dict[str, Any]] | None, c: Comparison | 
     if other is not None and c is not None:
         data["other"] = list(other)
         data["otherLabel"] = c.other_label
+        data["thisLabel"] = c.this_label
         data["pairs"] = {str(i): j for i, j in c.pairs}
     return data
 
 
 def render_page(m: Model, *, comparison: Comparison | None = None,
                 other_samples: Sequence[dict[str, Any]] | None = None,
-                stress: StressView | None = None) -> str:
-    """The whole HTML document."""
+                stress: StressView | None = None, people: Html | None = None) -> str:
+    """The whole HTML document (``people``: the "Checked by people" panel)."""
     tabs = [("overview", "Overview", None), ("samples", "Samples", len(m.samples))]
     if m.leaks is not None:
         tabs.append(("sources", "Sources", m.leaks.total_sources))
+    if people is not None:
+        tabs.append(("people", "Checked by people", None))
     if comparison is not None:
         tabs.append(("compare", "Compare", None))
     if stress is not None:
@@ -230,6 +233,8 @@ def render_page(m: Model, *, comparison: Comparison | None = None,
     panels = [_overview(m), _samples_panel(len(m.samples))]
     if m.leaks is not None:
         panels.append(sources_section(m.leaks))
+    if people is not None:
+        panels.append(people)
     if comparison is not None:
         panels.append(compare_section(comparison))
     if stress is not None:

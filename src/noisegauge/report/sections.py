@@ -24,7 +24,7 @@ def compare_section(c: Comparison) -> Html:
                            el("td", {"colspan": "6", "class": "muted"}, "no sample defined in both runs")))
             continue
         cls = "delta" + (" better" if d.better == "this" else " worse" if d.better == "other" else "")
-        verdict = {"this": "this run is better", "other": f"{c.other_label} is better"}.get(
+        verdict = {"this": f"{c.this_label} is better", "other": f"{c.other_label} is better"}.get(
             d.better or "", "no clear difference" if d.name not in NEUTRAL else "no direction")
         rows.append(el("tr", None, el("td", {"class": "name"}, LABELS.get(d.name, d.name),
                                       direction(d.name)),
@@ -34,7 +34,7 @@ def compare_section(c: Comparison) -> Html:
                        el("td", {"class": "num"}, "–" if d.p_value is None else f"{d.p_value:.3g}"),
                        el("td", None, f"{verdict} (n = {d.n})")))
     head = el("tr", None, *(el("th", {"class": "num"} if k in (1, 2, 3, 4, 5) else None, t) for k, t in enumerate(
-        ["metric", "this run", c.other_label, "Δ this − other", "95% interval", "p", "reading"])))
+        ["metric", c.this_label, c.other_label, "Δ this − other", "95% interval", "p", "reading"])))
 
     def changes(title: str, items: Sequence[Any], total: int, cls: str) -> Html:
         lis = [el("li", None, sample_link(ch.position, ch.id), " noise ",

@@ -28,6 +28,7 @@ from ..infra.store import CacheOption, JudgeCache, resolve_cache
 from ..io.readers import open_source, relabel
 from ..io.writers import output_format
 from ..judges.base import Judge
+from ..judges.cache import CachedJudge, Gate, GateFailed
 from ..samples import MAX_TEXT_CHARS, Sample
 from ..scoring.failures import describe_failure, failure_kind
 from ..scoring.labels import RelevanceMode
@@ -65,6 +66,25 @@ async def probe_judges(plan: Plan) -> None:
             raise JudgeUnavailable(f"judge {group.identity}: {describe_failure(exc)}") from exc
 
 
+async def _open_gate(plan: Plan, on_start: Callable[[Plan], Awaitable[None]] | None, *,
+                     eager: bool) -> None:
+    """The probe, then ``on_start``: before the first judge request the cache cannot answer
+    (a rerun whose answers are all cached makes no call and needs no endpoint), or now when
+    a judge has no cache in front of it or the rows go to Ray workers."""
+
+    async def opener() -> None:
+        await probe_judges(plan)
+        if on_start is not None:
+            await on_start(plan)
+
+    if eager or not all(isinstance(g.judge, CachedJudge) for g in plan.groups):
+        await opener()
+        return
+    gate = Gate(opener)
+    for group in plan.groups:
+        group.judge.gate = gate  # type: ignore[attr-defined]
+
+
 async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None = None, *,
                     judge: Judge | str | None = None, concurrency: int = 8,
                     cache: CacheOption | JudgeCache = None, out: str | os.PathLike[str] | None = None,
@@ -89,9 +109,9 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
 
     Failures: a bad row or a judge failure (endpoint unreachable, timeout, unusable answer)
     is an ``error`` row with its reason and ``error_kind``; ``strict`` raises at the first
-    (``InvalidSample`` or a ``JudgeError``) instead. Before any row, a judge with ``probe()``
-    is probed once; after ``max_consecutive_failures`` rows in a row could not reach the
-    judge (None: never) the run stops with ``JudgeUnavailable``. Finished rows stay in
+    (``InvalidSample`` or a ``JudgeError``) instead. Before its first uncached request, a
+    judge with ``probe()`` is probed once; after ``max_consecutive_failures`` rows in a row
+    could not reach the judge (None: never) the run stops with ``JudgeUnavailable``. Finished rows stay in
     ``OUT.partial`` either way, for the next run. A bug raises as it is.
     ``keep_results=False`` keeps only the totals (bounded memory for huge runs).
     ``max_chars``: longest question, response, reference or chunk (longer: an error row).
@@ -101,8 +121,8 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
     (``reference_context_ids``) when it has them, else the judge's reading; ``"labels"``,
     ``"judge"``, or ``"both"`` (labels decide, the judge's reading is kept beside them).
     ``relevant_ids``: the field holding the labels, when it is not ``reference_context_ids``.
-    ``on_start(plan)``: awaited after the probe, before the first row (the CLI runs the
-    judge canaries there).
+    The probe and ``on_start(plan)`` (the CLI runs the judge canaries there) wait for the
+    first judge request the cache cannot answer: a rerun of a finished run makes no call.
 
     ``engine="ray"``: the rows are judged on a Ray cluster (``pip install
     'noisegauge[ray]'``), in blocks of ``block_size`` rows (default: at least 4 blocks per
@@ -127,9 +147,7 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
     try:
         plan = build_plan(metrics, judge, store, compat, relevance)
         try:
-            await probe_judges(plan)
-            if on_start is not None:
-                await on_start(plan)
+            await _open_gate(plan, on_start, eager=ray_options is not None)
             scale = None
             if ray_options is not None:
                 from ..scale.blocks import BlockSpec
@@ -140,11 +158,14 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
                 if store is not None:
                     store.flush()  # the workers read it: what the probe learned is there
                 scale = (spec, ray_options, store)
-            stats = await _run(source, plan, concurrency=concurrency, out=out,
-                               out_format=out_format, resume=resume, strict=strict,
-                               progress=progress, max_chars=max_chars,
-                               max_consecutive_failures=max_consecutive_failures,
-                               on_result=collect if keep_results else None, scale=scale)
+            try:
+                stats = await _run(source, plan, concurrency=concurrency, out=out,
+                                   out_format=out_format, resume=resume, strict=strict,
+                                   progress=progress, max_chars=max_chars,
+                                   max_consecutive_failures=max_consecutive_failures,
+                                   on_result=collect if keep_results else None, scale=scale)
+            except GateFailed as exc:
+                raise exc.error from None  # the probe's or the canaries' own error
         finally:
             await aclose_judges(plan.owned)
     finally:

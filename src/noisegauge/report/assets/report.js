@@ -357,7 +357,7 @@
       .map((n) => { const a = val(s, n), b = val(o, n); return h("span", { class: "mchip" }, D.labels[n],
         h("b", null, fmt(b) + " → " + fmt(a))); });
     return h("section", { style: "margin-top:16px" }, h("h3", null, "Compared with " + D.otherLabel),
-      h("div", { class: "chips" }, deltas), h("div", { class: "side" }, side("this run", s), side(D.otherLabel, o)));
+      h("div", { class: "chips" }, deltas), h("div", { class: "side" }, side(D.thisLabel || "this run", s), side(D.otherLabel, o)));
   }
   function drawSample(pos) {
     const s = S[pos];
