@@ -6,11 +6,16 @@ and the same for a rerun of the same command (which must make 0 judge calls: the
     python bench/batch.py                      # 1k, 10k, 100k with lexical (fake if absent)
     python bench/batch.py --sizes 1000 --judge fake --no-cache
     python bench/batch.py --sizes 2000 --workers 1,2 --no-cache   # the process pool's speedup
+    python bench/batch.py --long-sample        # diagnostics vs judging on one long sample
 
 ``--workers 1,2``: the same command with each number of worker processes (``score
 --workers``), samples/s and the speedup over the first, and whether the results files are
 byte-identical (they must be). Prints the machine's load average beside it: the figure
 means something on a quiet machine only.
+
+``--long-sample``: one sample of 50 chunks of six sentences, a 100-claim response and a
+30-claim reference, scored in this process with the lexical judge; prints the seconds spent
+judging and in the diagnostics (misattribution, word-overlap hints), and their ratio.
 
 ``fake`` here is FakeJudge without its per-call log, so memory figures are the runner's.
 """
@@ -95,7 +100,85 @@ def calls_per_sample(out: Path) -> tuple[float, float]:
     return calls / n, cached / n
 
 
+PLANS = ["Basic", "Starter", "Plus", "Pro", "Team", "Business", "Enterprise", "Premier", "Elite",
+         "Lite"]
+PRODUCTS = ["router", "camera", "speaker", "tablet", "scanner"]
+
+
+def _fact(rng: random.Random, plan: str, product: str) -> str:
+    """One sentence of a product sheet: a number with a unit, a name and a few content words."""
+    n = rng.randint(2, 400)
+    return rng.choice([
+        f"The {plan} {product} costs ${n} per month with a {rng.randint(1, 36)}-month contract.",
+        f"{plan} {product} owners get {n} GB of cloud storage and {rng.randint(1, 9)} user seats.",
+        f"Support for the {plan} {product} answers within {rng.randint(1, 72)} hours on weekdays.",
+        f"The {plan} {product} weighs {rng.randint(1, 30)} kg and ships in {n % 14 + 1} days.",
+        f"Refunds on the {plan} {product} are accepted within {n % 90 + 1} days of purchase.",
+        f"The {plan} {product} battery lasts {n % 48 + 1} hours on a single charge.",
+    ])
+
+
+def long_sample(seed: int = 0, chunks: int = 50, sentences: int = 6, claims: int = 100,
+                reference_claims: int = 30) -> dict[str, Any]:
+    """The issue's worst case: many long chunks, a long response and reference, and many wrong
+    claims whose details stand in chunks about other entities."""
+    rng = random.Random(seed)
+    entities = [(p, q) for p in PLANS for q in PRODUCTS]
+    rng.shuffle(entities)
+    texts = [" ".join(_fact(rng, *entities[k % len(entities)]) for _ in range(sentences))
+             for k in range(chunks)]
+    asked = entities[0]
+    ref = [_fact(rng, *asked) for _ in range(reference_claims)]
+    resp = []
+    for k in range(claims):  # half the reference's facts, half carried from another chunk
+        j = rng.randrange(1, chunks)
+        carried = rng.choice([s for s in texts[j].split(". ") if s]).rstrip(".") + "."
+        resp.append(carried.replace(" ".join(entities[j % len(entities)]), " ".join(asked))
+                    if k % 2 else rng.choice(ref))
+    return {"user_input": f"What does the {' '.join(asked)} offer?", "response": " ".join(resp),
+            "reference": " ".join(ref), "retrieved_contexts": texts}
+
+
+def long_sample_profile(repeat: int = 1) -> None:
+    """CPU seconds spent judging and in the diagnostics on ``long_sample`` (this process)."""
+    from noisegauge import Sample, score_sample
+    from noisegauge.judges.registry import get_judge
+    from noisegauge.scoring import results
+
+    timed = {"hints": 0.0}
+    real = results._with_hints
+
+    def hints(*a: Any, **k: Any) -> Any:
+        t0 = time.process_time()
+        try:
+            return real(*a, **k)
+        finally:
+            timed["hints"] += time.process_time() - t0
+
+    results._with_hints = hints  # type: ignore[assignment]
+    try:
+        for seed in range(repeat):
+            rec = long_sample(seed)
+            timed["hints"] = 0.0
+            t0 = time.process_time()
+            res = score_sample(Sample.from_record(rec, 0), get_judge("lexical"))
+            total = time.process_time() - t0
+            ev = res.evidence
+            n_claims = len(ev.response_claims) if ev else 0
+            n_mis = sum(1 for c in ev.response_claims if c.misattributed_from) if ev else 0
+            judging = total - timed["hints"]
+            print(f"long sample {seed}: 50 chunks x 6 sentences, {n_claims} response claims "
+                  f"({n_mis} misattributed): {total:.2f}s total, judging {judging:.2f}s, "
+                  f"diagnostics {timed['hints']:.2f}s ({timed['hints'] / judging:.2f}x judging)",
+                  flush=True)
+    finally:
+        results._with_hints = real  # type: ignore[assignment]
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--long-sample"]:
+        long_sample_profile()
+        return
     if sys.argv[1:2] == ["--cli"]:  # child: the real CLI, plus the bench's quiet fake judge
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         JUDGE_FACTORIES["fake"] = "batch:make_quiet_fake"

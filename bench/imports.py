@@ -4,7 +4,7 @@ run back up the layers, as ``lint-imports`` (pyproject's contracts) would see th
     python bench/imports.py            # counts, then each circle and upward import
 
 A circle is a strongly connected group of subpackages (``noisegauge.runner`` and
-``noisegauge.scale`` importing each other directly or through others); the ``modules``
+``noisegauge.stress`` importing each other directly or through others); the ``modules``
 figure counts the modules of ``noisegauge`` that sit in an import cycle of their own.
 """
 

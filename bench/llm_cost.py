@@ -45,7 +45,7 @@ from noisegauge.judges.llm.judge import OpenAIJudge
 from noisegauge.scoring import ascore_sample
 from noisegauge.testing import FakeOpenAIServer, FakeRequest, judge_responder
 from noisegauge.testing.fake_openai import overlap_verdict
-from noisegauge.text import sentences
+from noisegauge.textkit.sentences import sentences
 
 ROOT = Path(__file__).resolve().parents[1]
 LIC_PATH = ROOT.parent / "shared" / "data" / "ragas" / "noise_sensitivity_docs_examples.json"

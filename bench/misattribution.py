@@ -79,6 +79,27 @@ def _score(flags: list[tuple[set[int], list[int]]]) -> tuple[int, int, int, floa
     return tp, fp, fn, precision, recall
 
 
+def load(paths: list[Path] | None = None, splits: list[str] | None = None) -> list[dict[str, Any]]:
+    """The labelled cases of ``paths`` (default: every file), of ``splits`` only if given."""
+    cases = [json.loads(x) for path in (paths or [DATA / f for f in FILES])
+             for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+    return [c for c in cases if not splits or c.get("split") in splits]
+
+
+def flags(cases: list[dict[str, Any]], judge: str = "lexical") -> list[tuple[set[int], list[int]]]:
+    """Per case: the chunks the pipeline flags on the labelled sentence, and the gold ones."""
+    rows = evaluate([{k: c[k] for k in ("id", "user_input", "response", "reference",
+                                        "retrieved_contexts")} for c in cases],
+                    judge=judge, cache=False, progress=False).rows()
+    return [({j for c in _claims_on(case, row) for j in c.get("misattributed_from") or []},
+             case["misattributed_from"]) for case, row in zip(cases, rows, strict=True)]
+
+
+def precision_recall(cases: list[dict[str, Any]], judge: str = "lexical") -> tuple[float, float]:
+    """Precision and recall of ``misattributed_from`` over ``cases``."""
+    return _score(flags(cases, judge))[3:]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, nargs="+", default=[DATA / f for f in FILES])

@@ -34,6 +34,9 @@ EXTRAS: dict[str, tuple[tuple[str, ...], str]] = {
     "report-test": (("playwright", "html5lib"), "pip install -e '.[report-test]'"),
     "review": (("starlette", "uvicorn"), "pip install -e '.[review]'"),
     "stats": (("numpy", "scipy"), "pip install -e '.[stats]'"),
+    "mlflow": (("mlflow",), "pip install -e '.[mlflow]'"),
+    "docs": (("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers.python", "mkdocs_click"),
+             "pip install -e '.[docs]'"),
 }
 
 

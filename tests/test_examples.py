@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from noisegauge import Sample
-from noisegauge.text import sentences
+from noisegauge.textkit.sentences import sentences
 
 DATA = Path(__file__).resolve().parents[1] / "examples" / "support_bot.jsonl"
 SCENARIOS = {"refusal", "clean", "relevant_noise", "irrelevant_noise", "hallucination", "self_knowledge",

@@ -95,7 +95,7 @@ def test_an_edited_schema_builder_changes_the_digest(tmp_path: Path,
 
 def test_lexical_judge_identity_follows_its_code_and_weights() -> None:
     ident = judge_identity(LexicalJudge())
-    assert ident["content"] == content_digest("noisegauge.judges.lexical", "noisegauge.text")
+    assert ident["content"] == content_digest("noisegauge.judges.lexical", "noisegauge.textkit")
     assert judge_identity(LexicalJudge()) == ident
 
 

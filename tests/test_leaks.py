@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from batch_helpers import require_extra
 from leak_corpus import INJECTED_ID, NAMES, TEXTS, corpus, injected, near_duplicates
 from noisegauge import evaluate, get_judge
 from noisegauge.cli.main import cli
@@ -118,6 +119,7 @@ def test_a_file_that_is_not_results_exits_2(tmp_path: Path) -> None:
 def test_the_same_table_from_the_llm_judge_and_a_resumed_run(tmp_path: Path) -> None:
     """Offline judge, LLM judge (fake server) and a run stopped and resumed: byte-identical
     leak tables (the JSON and the printed table)."""
+    require_extra("openai")  # the LLM judge (a [dev]-only suite skips this test)
     rows = corpus("en", ids=False)
     for row in rows[16:]:
         row["response"] += " Zeta."

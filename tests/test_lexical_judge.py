@@ -178,36 +178,6 @@ def test_unstated_operator_words_are_not_entailed(judge: LexicalJudge, premise: 
     assert verdict(judge, premise, claim) is not E
 
 
-LABELLED = ("Student Saver account\nMonthly fee: $0\nOverdraft fee: $15 per item\n"
-            "· 최소 예치금: 10만 원\nPrerequisites: none")
-
-
-@pytest.mark.parametrize("claim", [
-    "The Student Saver account doesn't charge any overdraft fee.",
-    "There is no overdraft fee on the Student Saver account.",
-    "Student Saver 계좌는 최소 예치금 없이 개설할 수 있습니다.",
-    "Student Saver 계좌는 최소 예치금과 상관없이 개설할 수 있습니다.",
-])
-def test_a_claim_that_says_none_of_what_a_label_line_gives(judge: LexicalJudge, claim: str) -> None:
-    """A "Label: value" line gives a value to what the claim says there is none of: never
-    entailed, whatever words they share (contradicted where the premise is on the claim's
-    topic)."""
-    found = judge.explain(LABELLED, claim)
-    assert found.verdict is not E and found.reason == "negation"
-
-
-@pytest.mark.parametrize("claim", ["The Student Saver account doesn't charge any overdraft fee.",
-                                   "There is no overdraft fee on the Student Saver account."])
-def test_a_denied_labelled_value_on_topic_is_contradicted(judge: LexicalJudge, claim: str) -> None:
-    assert verdict(judge, LABELLED, claim) is C
-
-
-@pytest.mark.parametrize("claim", ["The Student Saver account has no monthly fee.",
-                                   "The Student Saver account has no prerequisites."])
-def test_a_label_line_that_says_none_agrees(judge: LexicalJudge, claim: str) -> None:
-    assert verdict(judge, LABELLED, claim) is E
-
-
 def test_a_denial_another_sentence_shares_is_no_conflict(judge: LexicalJudge) -> None:
     """"CS 101 has no prerequisites" is said by "CS 101 Introduction to Programming (4
     credits). No prerequisites." though its best-covering sentence has no negation."""

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from noisegauge.judges.lexical import extract_spans
-from noisegauge.judges.lexical.refusal import is_refusal
+from noisegauge.textkit.refusal import is_refusal
 
 DATA = json.loads((Path(__file__).resolve().parent / "data" / "non_assertions.json")
                   .read_text(encoding="utf-8"))

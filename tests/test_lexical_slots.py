@@ -7,8 +7,8 @@ import pytest
 
 from noisegauge.judges.lexical import LexicalJudge
 from noisegauge.judges.lexical.features import analyse
-from noisegauge.judges.lexical.quantity import quantities
-from noisegauge.judges.lexical.text import tokenize
+from noisegauge.textkit.quantity import quantities
+from noisegauge.textkit.tokens import tokenize
 from noisegauge.verdicts import Verdict
 
 JUDGE = LexicalJudge()
@@ -199,23 +199,28 @@ def test_days_by_their_place_and_waived_amounts(premise: str, claim: str,
     assert (JUDGE.explain(premise, claim).verdict is Verdict.ENTAILED) is entailed
 
 
-def _q(text: str) -> list[tuple[float, str]]:
-    return [(q.value, q.unit) for q in quantities(tuple(tokenize(text)))]
+def _q(text: str) -> list[tuple[float, str, tuple[str, ...], str]]:
+    """(value, unit, rates, counted noun) of each quantity: typed, never "unit/rate" strings."""
+    return [(q.value, q.unit, tuple(sorted(q.rates)), q.counted)
+            for q in quantities(tuple(tokenize(text)))]
 
 
 @pytest.mark.parametrize(("text", "found"), [
-    ("만 8천 원", [(18000.0, "krw")]),       # a bare multiplier is one of it
-    ("만 원", [(10000.0, "krw")]),
-    ("만 16세 이상", [(16.0, "w:세")]),       # "만" of full age is no number
-    ("1년에 40만 원", [(400000.0, "krw/year")]),  # a period of one before an amount: its rate
-    ("안드로이드 8 이상", [(8.0, "")]),         # "이상" (or more) is a bound, not a counted noun
-    ("two-year warranty", [(24.0, "month")]),  # durations in the smaller unit
-    ("2 weeks", [(14.0, "day")]),
-    ("a 1.5-hour class", [(90.0, "minute")]),
-    ("2026년 12월", [(2026.0, "year"), (12.0, "month-of-year")]),  # calendar, not durations
-    ("due 31 October", [(31.0, "date-10")]),   # the day with its month
+    ("만 8천 원", [(18000.0, "krw", (), "")]),       # a bare multiplier is one of it
+    ("만 원", [(10000.0, "krw", (), "")]),
+    ("만 16세 이상", [(16.0, "", (), "세")]),       # "만" of full age is no number
+    ("1년에 40만 원", [(400000.0, "krw", ("year",), "")]),  # a period of one before an amount: its rate
+    ("$29 per user per month", [(29.0, "usd", ("month", "user"), "")]),  # a seat is a user
+    ("5 employees", [(5.0, "", (), "employ")]),  # the counted noun, stemmed (an agent noun as its verb)
+    ("안드로이드 8 이상", [(8.0, "", (), "")]),         # "이상" (or more) is a bound, not a counted noun
+    ("two-year warranty", [(24.0, "month", (), "")]),  # durations in the smaller unit
+    ("2 weeks", [(14.0, "day", (), "")]),
+    ("a 1.5-hour class", [(90.0, "minute", (), "")]),
+    ("2026년 12월", [(2026.0, "year", (), ""), (12.0, "month-of-year", (), "")]),  # calendar
+    ("due 31 October", [(31.0, "date-10", (), "")]),   # the day with its month
 ])
-def test_quantities_compare_what_they_mean(text: str, found: list[tuple[float, str]]) -> None:
+def test_quantities_compare_what_they_mean(text: str,
+                                           found: list[tuple[float, str, tuple[str, ...], str]]) -> None:
     assert _q(text) == found
 
 
@@ -231,11 +236,12 @@ def test_one_amount_written_two_ways(premise: str, claim: str, entailed: bool) -
 
 
 @pytest.mark.parametrize(("text", "found"), [
-    ("막차는 밤 12시 20분이에요", [(20 / 60, "clock")]),  # midnight, with its minutes
-    ("막차 00:20", [(20 / 60, "clock")]),
-    ("18시 30분", [(18.5, "clock")]),
+    ("막차는 밤 12시 20분이에요", [(20 / 60, "clock", (), "")]),  # midnight, with its minutes
+    ("막차 00:20", [(20 / 60, "clock", (), "")]),
+    ("18시 30분", [(18.5, "clock", (), "")]),
 ])
-def test_korean_times_with_minutes(text: str, found: list[tuple[float, str]]) -> None:
+def test_korean_times_with_minutes(text: str,
+                                   found: list[tuple[float, str, tuple[str, ...], str]]) -> None:
     assert _q(text) == found
 
 
@@ -245,3 +251,21 @@ def test_months_and_days_that_name_one_span() -> None:
                          "Daily backups are kept for three months.").verdict is Verdict.ENTAILED
     assert JUDGE.explain("Daily backups are retained for 30 days.",
                          "Daily backups are kept for three months.").verdict is not Verdict.ENTAILED
+
+
+@pytest.mark.parametrize(("a", "b", "loose", "exact"), [
+    ("30 days", "30 days", True, True),
+    ("15%", "15", True, False),            # a bare number states a share loosely, never exactly
+    ("$2.00", "Zone 2 off-peak", False, False),  # a price never counts something else
+    ("5 employees", "5 staff", True, False),  # counted nouns may differ loosely
+    ("two days", "48 hours", False, True),    # one span in two units, exactly
+    ("three months", "90 days", True, True),
+    ("$29 per month", "$29 per user per month", True, True),
+    ("$29 per month", "$29 per year", False, False),
+])
+def test_one_same_quantity_two_strictnesses(a: str, b: str, loose: bool, exact: bool) -> None:
+    """The judge (loose) and misattribution (exact) compare amounts with one function."""
+    from noisegauge.textkit.quantity import same_quantity
+    (qa,), (qb,) = quantities(tokenize(a)), quantities(tokenize(b))
+    assert same_quantity(qa, qb) is loose
+    assert same_quantity(qa, qb, exact=True) is exact

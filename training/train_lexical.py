@@ -31,6 +31,7 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 
 ROOT = Path(__file__).resolve().parents[1]
 LEXICAL = ROOT / "src" / "noisegauge" / "judges" / "lexical"
+TEXTKIT = ROOT / "src" / "noisegauge" / "textkit"
 CACHE = Path(__file__).resolve().parent / ".cache"
 
 _spec = importlib.util.spec_from_file_location("judge_accuracy", ROOT / "bench" / "judge_accuracy.py")
@@ -43,9 +44,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sources import EVAL_ONLY, FAMILY, load_all  # noqa: E402 (after the bench module is registered)
 
 from noisegauge.judges.lexical.features import FEATURES, MONOTONE, align, analyse  # noqa: E402
-from noisegauge.judges.lexical.judge import answer_part  # noqa: E402
 from noisegauge.judges.lexical.model import WEIGHTS_FILE  # noqa: E402
 from noisegauge.judges.lexical.split import extract_spans  # noqa: E402
+from noisegauge.textkit.tokens import answer_part  # noqa: E402
 
 Sets = dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]
 VERBATIM = FEATURES.index("lcs")
@@ -76,7 +77,7 @@ def item_features(item: Any) -> tuple[list[float], bool]:
 
 def _code_hash() -> str:
     h = hashlib.sha256()
-    for p in sorted([*LEXICAL.glob("*.py"), ROOT / "src" / "noisegauge" / "text.py",
+    for p in sorted([*LEXICAL.glob("*.py"), *TEXTKIT.glob("*.py"),
                      ROOT / "training" / "sources.py", ROOT / "bench" / "judge_accuracy.py"]):
         h.update(p.read_bytes())
     return h.hexdigest()[:12]
@@ -237,7 +238,7 @@ def band(sets: Sets, cross: dict[str, dict[str, Any]], threshold: float) -> tupl
 def report(sets: Sets, cross: dict[str, dict[str, Any]], shipped: dict[str, Any]) -> None:
     """Per bench set: the model trained without its family, the shipped one (in-sample for
     the families it was trained on), and the word-overlap baseline tuned on the set itself."""
-    items = load_all(bench, bench.DEFAULT_DATA if not ARGS.data else ARGS.data)
+    items = load_all(bench, getattr(ARGS, "data", None) or bench.DEFAULT_DATA)
     print(f"{'set':<16}{'n':>6}{'cross-source':>14}{'shipped':>9}{'baseline(oracle)':>18}")
     for name in ("wice", "wice_doc", "begin_cmu", "begin_tc", "begin_wow", "halueval_one",
                  "halueval_multi", "summedits"):
@@ -265,7 +266,8 @@ def write(path: Path, model: dict[str, Any]) -> None:
           f"band {model['uncertain_band']})")
 
 
-ARGS = argparse.Namespace(data=None)
+#: The parsed arguments (``report`` reads ``data``); no defaults here, or argparse keeps them.
+ARGS = argparse.Namespace()
 
 
 def main() -> int:

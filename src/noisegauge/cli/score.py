@@ -57,6 +57,7 @@ from .console import cli_logging, error, note, quiet_option, stdout
 from .estimate import estimate_gates, gate_on_option, print_estimate
 from .gates import Gate, check_gates, parse_gates
 from .judging import check_canaries, endpoint_lines, summary_usage_line
+from .tracking import MlflowTarget, mlflow_options, track
 
 if TYPE_CHECKING:
     from ..people.estimate import Estimate
@@ -239,6 +240,7 @@ def _make_judge(spec: str, settings: dict[str, Any]) -> Judge:
               help="People's labels (`noisegauge review`): print each metric corrected by "
                    "them (as `noisegauge estimate`), and a 'Checked by people' tab in --report.")
 @gate_on_option("judge")
+@mlflow_options
 @ci_options
 @click.pass_context
 def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str | None,
@@ -253,7 +255,7 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
           compat: str | None, relevance: str, relevant_ids: str | None,
           labels_path: Path | None, gate_on: str,
           config_path: Path | None, junit_path: Path | None,
-          markdown_path: Path | None) -> None:
+          markdown_path: Path | None, mlflow: MlflowTarget | None) -> None:
     """Score every row of INPUT (JSONL, JSON, RAGChecker JSON, CSV, Parquet).
 
     Fields: user_input/question/query, response/answer, reference/ground_truth/gt_answer,
@@ -306,7 +308,8 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
                 quiet=quiet, concurrency=concurrency, max_chars=max_chars,
                 failures=max_consecutive_failures, report_path=report_path,
                 compat=check_compat(compat), canaries_on=not no_canaries,
-                keep_rows=report_path is not None or ci_files or labels_path is not None,
+                keep_rows=report_path is not None or ci_files or labels_path is not None
+                or mlflow is not None,
                 people_labels=labels_path,
                 scale={"engine": engine, "ray_address": ray_address, "workers": workers},
                 relevance_opts={"relevance": relevance, "relevant_ids": relevant_ids})
@@ -334,8 +337,19 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
                          judges=_judges_with(report, canaries),
                          elapsed=time.monotonic() - started)
     est = _estimate(report, labels_path) if labels_path is not None else None
-    raise SystemExit(_finish(report.stats, gates, out, cache_file, max_error_rate, allow_errors,
-                             (judge,), canaries, est, gate_on))
+    code = _finish(report.stats, gates, out, cache_file, max_error_rate, allow_errors,
+                   (judge,), canaries, est, gate_on)
+
+    def log(experiment: str | None, run_name: str | None) -> str:
+        from ..integrations.mlflow import log_report
+
+        report.judges = list(_judges_with(report, canaries))
+        written = [p for p in (junit_path, markdown_path) if p is not None]
+        return log_report(report, experiment=experiment, run_name=run_name,
+                          failed=code == EXIT_GATE, compat=compat, artifacts=written,
+                          tags={"noisegauge.command": "score", "noisegauge.input": str(input_path)})
+
+    raise SystemExit(track(mlflow, log, code))
 
 
 def _estimate(report: Report, labels: Path) -> Estimate | None:

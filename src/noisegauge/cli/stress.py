@@ -21,6 +21,7 @@ from ..infra.secrets import register_secret, register_secret_header
 from ..runner.progress import RichProgress
 from .console import cli_logging, error, note, quiet_option, stderr, stdout
 from .gates import check_gates, parse_gates
+from .tracking import MlflowTarget, mlflow_options, track
 
 __all__ = ["stress", "compare"]
 
@@ -220,8 +221,10 @@ def _print_curve(console: Console, curve: dict[str, Any], title: str) -> None:
               help="Exit 1 if the metric's mean at --gate-level is below VALUE (repeatable).")
 @click.option("--gate-level", type=int, default=None,
               help="Noise level the gates read (default: the highest of --levels).")
+@mlflow_options
 def stress(golden: str, pipeline: str, out_dir: str, fail_above: tuple[str, ...],
-           fail_below: tuple[str, ...], gate_level: int | None, **opts: Any) -> None:
+           fail_below: tuple[str, ...], gate_level: int | None, mlflow: MlflowTarget | None,
+           **opts: Any) -> None:
     """Inject distractors into GOLDEN's contexts, run PIPELINE, and chart the damage.
 
     GOLDEN rows carry user_input, reference and the relevant chunks as retrieved_contexts.
@@ -264,8 +267,16 @@ def stress(golden: str, pipeline: str, out_dir: str, fail_above: tuple[str, ...]
                          where=f" at {level} distractors")
     for message in failed:
         error(message, label="gate failed")
-    if failed:
-        sys.exit(1)
+
+    def log(experiment: str | None, run_name: str | None) -> str:
+        from ..integrations.mlflow import log_stress
+
+        return log_stress(out, experiment=experiment, run_name=run_name, failed=bool(failed),
+                          golden=golden)
+
+    code = track(mlflow, log, 1 if failed else 0)
+    if code:
+        sys.exit(code)
 
 
 @click.command()
@@ -276,8 +287,9 @@ def stress(golden: str, pipeline: str, out_dir: str, fail_above: tuple[str, ...]
 @click.option("--alpha", type=float, default=0.05, show_default=True)
 @click.option("--out", "out_dir", type=click.Path(file_okay=False),
               help="Directory for compare.json (and both stress runs).")
+@mlflow_options
 def compare(inputs: tuple[str, ...], pipelines: tuple[str, ...], alpha: float,
-            out_dir: str | None, **opts: Any) -> None:
+            out_dir: str | None, mlflow: MlflowTarget | None, **opts: Any) -> None:
     """Paired A/B test of two pipelines on the same noisy contexts.
 
     Either GOLDEN --pipeline A --pipeline B, or two `noisegauge stress` output directories.
@@ -318,6 +330,16 @@ def compare(inputs: tuple[str, ...], pipelines: tuple[str, ...], alpha: float,
                       f"[{t.ci[0]:+.3f}, {t.ci[1]:+.3f}]", f"{t.p_value:.4f}",
                       f"{t.p_adjusted:.4f}", verdict)
     console.print(table)
+    path = None
     if out_dir is not None:
         path = _guarded(lambda: result.write(out_dir))
         console.print(f"  compare.json: {path}")
+
+    def log(experiment: str | None, run_name: str | None) -> str:
+        from ..integrations.mlflow import log_compare
+
+        return log_compare(result, experiment=experiment, run_name=run_name, path=path)
+
+    code = track(mlflow, log, 0)
+    if code:
+        sys.exit(code)

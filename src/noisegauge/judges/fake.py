@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..errors import JudgeOutputError
-from ..text import sentences
+from ..textkit.sentences import sentences
 from ..verdicts import Verdict, parse_verdict
 from .base import Usage, record_usage
 

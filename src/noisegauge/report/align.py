@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..judges.lexical.text import tokenize
-from ..text import sentence_spans
+from ..textkit.sentences import sentence_spans
+from ..textkit.tokens import tokenize
 
 __all__ = ["Span", "locate", "best_unit", "content_stems"]
 

@@ -10,14 +10,21 @@ no metric reads it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
-from ..text import content_words
+from ..textkit.sentences import content_words
 
 __all__ = ["closest_chunk"]
 
 
 #: Below this share of shared content words a "closest" chunk is not worth naming.
 MIN_OVERLAP = 0.5
+
+
+@lru_cache(maxsize=4096)
+def _words(chunk: str) -> frozenset[str]:
+    """A chunk's content words, read once per chunk (every wrong claim of a sample asks)."""
+    return frozenset(content_words(chunk))
 
 
 def closest_chunk(claim: str, chunks: Sequence[str], reference: str = "") -> tuple[int, float] | None:
@@ -34,7 +41,7 @@ def closest_chunk(claim: str, chunks: Sequence[str], reference: str = "") -> tup
     best: tuple[int, float] = (0, 0.0)
     best_j = -1
     for j, chunk in enumerate(chunks):
-        have = content_words(chunk)
+        have = _words(chunk)
         key = (len(novel & have), len(words & have) / len(words))
         if key > best:
             best_j, best = j, key

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..text import sentences
+from ..textkit.sentences import sentences
 
 __all__ = ["rule_questions", "claim_question", "is_noncommittal"]
 
@@ -126,7 +126,7 @@ def claim_question(claim: str) -> str:
 
 def is_noncommittal(response: str) -> bool:
     """True when every sentence of the response declines or redirects (en + ko)."""
-    from ..judges.lexical.split import is_refusal
+    from ..textkit.refusal import is_refusal
 
     parts = sentences(response)
     return bool(parts) and all(is_refusal(p) for p in parts)

@@ -29,6 +29,7 @@ from ..judges.base import Usage
 from ..verdicts import Verdict
 from .failures import ErrorKind
 from .misattribution import find_misattributions
+from .misattribution import rules as misattribution_rules
 from .provenance import closest_chunk
 
 __all__ = ["JudgeEvidence", "MetricResult", "SampleResult", "Status",
@@ -241,7 +242,8 @@ def _with_hints(evidence: Evidence, chunks: Sequence[str], reference: str,
             continue
         if c.entailed_by:
             spans = find_misattributions(c.text, chunks, reference, question,
-                                         entailed_by=c.entailed_by)
+                                         entailed_by=c.entailed_by) \
+                if misattribution_rules.on("entailed-swap") else ()
             claims.append(replace(c, misattributed_from=tuple(m.chunk for m in spans),
                                   misattributed_spans=spans) if spans else c)
             continue

@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ..text import STOPWORDS, sentences
+from ..textkit.sentences import STOPWORDS, sentences
 
 __all__ = ["ExtractivePipeline", "content_terms", "key_entities", "NO_ANSWER"]
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from ..text import content_words, sentences
+from ..textkit.sentences import content_words, sentences
 
 __all__ = [
     "FakeOpenAIServer",

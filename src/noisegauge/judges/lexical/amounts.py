@@ -6,47 +6,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .quantity import CURRENCIES, UNITS, Quantity, about_as_long, no_limit
-from .text import Token
+from ...textkit.quantity import CURRENCIES, FREE, UNITS, WAIVED, Quantity, no_limit, same_quantity
+from ...textkit.tokens import Token
 
 if TYPE_CHECKING:
     from .features import Analysis
 
-__all__ = ["NO_AMOUNT", "qty_match", "said_otherwise", "same_quantity", "says"]
-
-
-def same_quantity(q: Quantity, p: Quantity) -> bool:
-    """The premise's ``p`` states the claim's ``q``: same value, compatible unit and rates."""
-    q_unit, _, q_rate = q.unit.partition("/")
-    p_unit, _, p_rate = p.unit.partition("/")
-    q_rates = set(q_rate.split("+")) if q_rate else set()
-    p_rates = set(p_rate.split("+")) if p_rate else set()
-    hard = q_unit and not q_unit.startswith("w:")
-    p_hard = p_unit and not p_unit.startswith("w:")
-    # "$29 per month" is "$29 per user per month" said shorter; "$29 per year" is not.
-    rate_ok = not q_rates or not p_rates or q_rates <= p_rates or p_rates <= q_rates
-    # A price, share or time of day is not a number that counts something else ("$2.00" is
-    # not the "2" of "Zone 2 off-peak", nor the other way round).
-    if (q_unit in _STRICT_UNITS and p_unit.startswith("w:")) \
-            or (p_unit in _STRICT_UNITS and q_unit.startswith("w:")):
-        return False
-    if rate_ok and about_as_long(q.value, q_unit, p.value, p_unit):
-        return True  # "three months" / "90 days"
-    return p.value == q.value and rate_ok and (not hard or not p_hard or p_unit == q_unit)
-
-
-_STRICT_UNITS = frozenset(["usd", "eur", "gbp", "jpy", "krw", "percent", "clock"])
+__all__ = ["NO_AMOUNT", "qty_match", "said_otherwise", "says"]
 
 
 def qty_match(q: Quantity, prem: Analysis, window: range) -> str:
     """'same' when the premise states this value (compatible unit and rates), 'other' when the
     aligned window states the same kind of quantity with another value, else 'absent'."""
-    q_unit = q.unit.partition("/")[0]
     other = False
     for p in prem.quantities:
         if same_quantity(q, p):
             return "same"
-        if q_unit and p.unit.partition("/")[0] == q_unit and prem.sent_of[p.pos] in window:
+        if any(q.what) and p.what == q.what and prem.sent_of[p.pos] in window:
             other = True
     return "other" if other else "absent"
 
@@ -77,8 +53,7 @@ def _unit_word(tok: Token) -> bool:
 #: Words that deny an amount, and the units of the amount that denies them (empty: any).
 _PRICES = CURRENCIES | {"percent"}
 NO_AMOUNT: dict[str, frozenset[str]] = {"unlimit": frozenset(), "무제한": frozenset(),
-                                         "free": _PRICES, "무료": _PRICES, "waiv": _PRICES,
-                                         "면제": _PRICES}
+                                         **dict.fromkeys(sorted(FREE | WAIVED), _PRICES)}
 
 
 def says(text: Analysis, stem: str) -> bool:

@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import pairwise
 
-from ...text import sentence_spans
-from .amounts import NO_AMOUNT, qty_match, said_otherwise, same_quantity, says
-from .labels import denied_phrase, labels_of, line_labels
-from .quantity import Quantity, quantities
+from ...textkit.quantity import Quantity, quantities, same_quantity
+from ...textkit.sentences import sentence_spans
+from ...textkit.tokens import MONTHS, NEGATIONS, QUOTED, Token, answer_polarity, tokenize
+from .amounts import NO_AMOUNT, qty_match, said_otherwise, says
+from .rules import on
 from .slots import (
     colour_swap,
     heading_swap,
@@ -28,7 +29,6 @@ from .slots import (
     titled_swap,
     value_of_another,
 )
-from .text import MONTHS, NEGATIONS, QUOTED, Token, answer_polarity, tokenize
 
 __all__ = ["FEATURES", "MONOTONE", "Alignment", "Analysis", "Cues", "align", "analyse",
            "pair_features"]
@@ -112,10 +112,8 @@ class Analysis:
     polarity: int = 0
     #: per sentence: the names it quotes, lower-cased ("신규 캐릭터 '하랑' 추가")
     quoted: tuple[frozenset[str], ...] = ()
-    #: its "Label: value" lines: the label's stems, and whether the value says none
-    labels: tuple[tuple[frozenset[str], bool], ...] = ()
-    #: what it says there is none of ("doesn't charge any *foreign transaction fee*")
-    denied: frozenset[str] = frozenset()
+    #: content stem -> the sentences holding it, as bits (sentence ``s`` is ``1 << s``)
+    masks: dict[str, int] = field(default_factory=dict)
 
 
 def _weight(tok: Token, entity: bool) -> float:
@@ -171,20 +169,28 @@ def analyse(text: str) -> Analysis:
         elif len(t.norm) >= 5:
             prefixes.add(t.norm[:5])
     negated: list[set[str]] = [set() for _ in sentence_sets]
-    negations = [i for i in range(len(tt)) if _is_negation(tt, i)]
+    negations = [i for i, t in enumerate(tt)
+                 if (t.hangul or t.norm in NEGATIONS or t.text.lower() in NEGATIONS)
+                 and _is_negation(tt, i)]
     for i in negations:
         head = _negated_head(tt, i, sent_of)
         if head is not None:
             negated[sent_of[i]].add(head)
+    where = {k: tuple(content[r] for r in v) for k, v in positions.items()}
+    masks: dict[str, int] = {}
+    for stem_, at in where.items():
+        m = 0
+        for i in at:
+            m |= 1 << sent_of[i]
+        masks[stem_] = m
     return Analysis(tt, content, tuple(sentence_sets), tuple(sent_of),
                     frozenset(tt[i].norm for i in content), frozenset(prefixes),
                     tuple(quantities(tt)), tuple(frozenset(n) for n in negated),
                     {k: tuple(v) for k, v in positions.items()}, frozenset(entities),
                     frozenset(initial), frozenset(t.norm for t in tt if t.kind == "code"),
-                    tuple(sentence_words), _aliases(text), tuple(heads),
-                    {k: tuple(content[r] for r in v) for k, v in positions.items()},
+                    tuple(sentence_words), _aliases(text), tuple(heads), where,
                     frozenset(after_heading), answer_polarity(text), tuple(quoted),
-                    line_labels(text), denied_phrase(tt, negations))
+                    masks)
 
 
 _ALIAS = re.compile(r"((?:[A-Z][\w'&.-]*\s+(?:(?:of|the|and|for|de)\s+)*){2,8})\(([A-Z][A-Za-z]{1,7})\)")
@@ -283,13 +289,13 @@ def align(prem: Analysis, claim: Analysis) -> Alignment:
     items: list[Item] = []
     # A name said once in full and once by its acronym is one item: the premise may use either.
     skip: set[str] = set()
-    for acr, longs in claim.aliases:
+    for acr, longs in claim.aliases if on("alias") else ():
         if acr in prem.norms:
             skip |= longs - {acr}
         elif longs <= prem.norms:
             skip.add(acr)
     content = [k for k in claim.content if toks[k].norm not in skip] if skip else claim.content
-    said = said_otherwise(prem, claim)
+    said = said_otherwise(prem, claim) if on("said-otherwise") else {}
     for k in content:
         t = toks[k]
         ent = t.norm in claim.entities or t.kind in ("num", "code") or t.text.lower() in MONTHS
@@ -301,14 +307,25 @@ def align(prem: Analysis, claim: Analysis) -> Alignment:
     cov = sum(w for _, w, _, e, _ in items if e) / total
     cov_fuzzy = sum(w for _, w, _, _, f in items if f) / total
     # Best window of 1-3 consecutive sentences, and best single sentence (ties: the shorter).
+    # Each item the premise has, with the sentences that have it as bits; sums run in item
+    # order, as a plain sum over the items would.
     sets = prem.sentences
-    sent_cov = [sum(w for n, w, *_ in items if n in s) / total for s in sets]
+    masks = prem.masks
+    present = [(w, masks[n]) for n, w, *_ in items if n in masks]
+    cover: list[float] = [0] * len(sets)
+    anywhere = 0
+    for w, m in present:
+        anywhere |= m
+        for s in _bits(m):
+            cover[s] += w
+    sent_cov = [c / total for c in cover]
     best, win = 0.0, range(1)
     for i in range(len(sets)):
-        acc: frozenset[str] = frozenset()
         for j in range(i, min(i + _MAX_WINDOW, len(sets))):
-            acc = acc | sets[j]
-            c = sum(w for n, w, *_ in items if n in acc) / total
+            span = ((1 << (j + 1)) - 1) ^ ((1 << i) - 1)
+            if not span & anywhere:
+                continue  # covers nothing: never better than the best so far
+            c = sum(w for w, m in present if m & span) / total
             if c > best + 1e-9:
                 best, win = c, range(i, j + 1)
     win_set: frozenset[str] = frozenset().union(*(sets[i] for i in win)) if sets else frozenset()
@@ -333,7 +350,7 @@ def align(prem: Analysis, claim: Analysis) -> Alignment:
         if prem.words else frozenset()
     unstated = (claim_words & OPERATORS) - win_words
     op_miss = len(unstated)
-    if unstated & _HARD_OPERATORS and not cues.mismatch:
+    if unstated & _HARD_OPERATORS and not cues.mismatch and on("quantifier"):
         cues = Cues(True, False, "quantifier")
     # A name the premise never mentions stays a feature, not a rule: as a rule it was measured
     # cross-source at HaluEval +0.02, BEGIN -0.02 to -0.05 (dialogue names the knowledge omits).
@@ -347,6 +364,16 @@ def align(prem: Analysis, claim: Analysis) -> Alignment:
              0.0 if missing else 1.0, float(len(missing)),
              float(absent_names), float(op_miss), self_ref]
     return Alignment(feats, cues, win, gone)
+
+
+def _bits(m: int) -> list[int]:
+    """The positions of the set bits of ``m``, lowest first."""
+    out = []
+    while m:
+        low = m & -m
+        out.append(low.bit_length() - 1)
+        m ^= low
+    return out
 
 
 def _adjacent(prem: Analysis, a: str, b: str) -> bool:
@@ -374,19 +401,19 @@ def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
     # Two answers to one question, one "Yes, ..." and the other "No, ...", disagree whatever
     # words they share ("Yes, Basic includes SAML SSO" / "No. Basic uses password login only;
     # SAML SSO is included on the Business tier").
-    if claim.polarity and prem.polarity and claim.polarity != prem.polarity:
+    if on("yes-no") and claim.polarity and prem.polarity and claim.polarity != prem.polarity:
         return Cues(True, True, "negation")
     for q in claim.quantities:
-        state = qty_match(q, prem, win)
+        state = qty_match(q, prem, win) if on("number") else "same"
         if state != "same":
             return Cues(True, on_topic and state == "other", "number")
-        if value_of_another(q, prem, claim, same_quantity):
+        if on("value-of-another") and value_of_another(q, prem, claim, same_quantity):
             return Cues(True, on_topic, "number")
-    for _code in claim.codes - prem.codes:
+    for _code in claim.codes - prem.codes if on("code") else ():
         other = any(t.kind == "code" and prem.sent_of[i] in win for i, t in enumerate(prem.tokens))
         return Cues(True, on_topic and other, "code")
     claim_months = {t.text.lower() for t in claim.tokens if t.text.lower() in MONTHS}
-    if claim_months:
+    if claim_months and on("month"):
         prem_months = {t.text.lower() for t in prem.tokens if t.text.lower() in MONTHS}
         if claim_months - prem_months:
             win_months = {t.text.lower() for i, t in enumerate(prem.tokens)
@@ -395,17 +422,11 @@ def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
     # "Unlimited calls" is not said by "100 minutes of calls", nor "free withdrawals" by
     # "withdrawals cost 2%": a premise that states an amount (a price, for "free") and never
     # the word sets a limit or a price.
-    for word, units in NO_AMOUNT.items():
+    for word, units in NO_AMOUNT.items() if on("no-amount") else ():
         if says(claim, word) and not says(prem, word) and any(
-                prem.sent_of[p.pos] in win and (not units or p.unit.partition("/")[0] in units)
+                prem.sent_of[p.pos] in win and (not units or p.unit in units)
                 for p in prem.quantities):
             return Cues(True, on_topic, "number")
-    # "doesn't charge any foreign transaction fee" / "Foreign transaction fee: 2.75%": a
-    # label line gives a value to what the claim says there is none of; "Annual fee: $0"
-    # says none, as the claim does.
-    said = labels_of(prem.labels, claim.denied)
-    if said == {False}:
-        return Cues(True, on_topic, "negation")
     if not sent_cov:
         return _NO_CUE
     # Negation and opposites: judged on the sentence that says the claim best (ties: the one
@@ -417,12 +438,12 @@ def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
     order = sorted((i for i, c in enumerate(sent_cov) if c >= top - 1e-9),
                    key=lambda i: _neg_conflict(prem, i, claim_words, claim_neg))
     s = order[0]
-    if top >= 0.5 and True not in said and _neg_conflict(prem, s, claim_words, claim_neg):
+    if on("negation") and top >= 0.5 and _neg_conflict(prem, s, claim_words, claim_neg):
         return Cues(True, on_topic, "negation")
     sent = prem.sentences[s]
     for n in claim_words:
         opposite = _ANTONYMS.get(n)
-        if opposite and n not in win_set and opposite & sent - claim_words:
+        if opposite and n not in win_set and opposite & sent - claim_words and on("antonym"):
             return Cues(True, on_topic, "antonym")
     # Another entity in the claim's slot, or in the heading of a sentence that otherwise says
     # the claim ("Elite membership: group classes" for "Basic members get group classes").
@@ -434,9 +455,11 @@ def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
     sent_topic = [(c >= 0.6 or sum(w for n, w in topic_items if n in sset) / (topic_total or 1.0)
                    >= 0.6) and details <= sset
                   for c, sset in zip(sent_cov, prem.sentences, strict=True)]
-    if slot_swap(prem, claim, sent_topic) or heading_swap(prem, claim, sent_topic) \
-            or colour_swap(prem, claim, sent_topic) or titled_swap(prem, claim, win) \
-            or quoted_swap(prem, claim, win):
+    if (on("slot-swap") and slot_swap(prem, claim, sent_topic)) \
+            or (on("heading-swap") and heading_swap(prem, claim, sent_topic)) \
+            or (on("colour-swap") and colour_swap(prem, claim, sent_topic)) \
+            or (on("titled-swap") and titled_swap(prem, claim, win)) \
+            or (on("quoted-swap") and quoted_swap(prem, claim, win)):
         return Cues(True, on_topic, "entity")
     return _NO_CUE
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ...textkit.tokens import answer_part
 from ...verdicts import Verdict
 from ..base import Usage, record_usage
 from .features import FEATURES, Cues, analyse, pair_features
@@ -26,17 +27,9 @@ __all__ = ["JUDGE_VERSION", "Explanation", "LexicalJudge"]
 _LCS = FEATURES.index("lcs")
 _OPS = FEATURES.index("op_miss")
 
-#: Bump when splitting, features or the decision rule change (it keys caches).
-JUDGE_VERSION = "4.11"  # 4.11: a claim that says there is none of what a "Label: value" line gives a value ("doesn't charge any foreign transaction fee" / "Foreign transaction fee: 2.75%"; "실적과 상관없이" / "전월 실적: 30만 원 이상"), and agrees with one that says none ("Annual fee: $0"); a claim's denial is no conflict where another sentence denies it too; 4.10: months and days that name one span ("three months" / "90 days"), "밤 12시 20분" is 00:20; 4.9: durations in one unit ("two-year" is "24 months"), "만 8천 원", "1년에 40만 원" as a rate, "8 이상" (a bound, no counted noun), "12월" a month, a day with its month ("31 October" is not "31 March"), a number said otherwise counts as said; 4.8: "Yes, ..." against "No, ..." answers, quoted names ('하랑'), "the next business day"/"익일" as one day, "waived"/"면제" against an amount; 4.7: a day of the month only beside its month ("1 July, 60 tiers"); 4.6: "미제공"/"불가" deny the noun before, titled Korean names, "2년간"; 4.5: times of day ("18:00", "6pm", "오후 6시"), ordinals ("the 5th"), "no limit"/"제한 없이"; 4.4: Korean compound numbers ("1만 8천 원"), "7 p.m.", "…마다", a price never said by a counted number; 4.3: "one business day", "unlimited" against an amount, colours, acronyms in headings, "…까지입니다"; 4.2: a reported "cannot find" (…없다는 뜻) is a claim; 4.1: entity swaps (slot, heading, value of another); 4.0: non-assertions, participles, aliases, scores and doubt
-
-
-def answer_part(claim: str) -> str:
-    """The checkable part of a "question? answer" claim (as ``extract`` builds for bare
-    answers): the answer, unless it has no content of its own ("yes", "no")."""
-    head, sep, tail = claim.rpartition("? ")
-    if sep and head and analyse(tail).content:
-        return tail
-    return claim
+#: Bump when splitting, features or the decision rule change (it keys caches). The history of
+#: each version is in CHANGELOG.md ("Lexical judge history").
+JUDGE_VERSION = "4.12"
 
 
 @dataclass(frozen=True)
@@ -62,7 +55,7 @@ class LexicalJudge:
 
     #: Code, shipped weights and the shared text rules decide every answer: their content is
     #: part of the identity, so an edit never reuses a stale cached verdict.
-    identity_sources = ("noisegauge.judges.lexical", "noisegauge.text")
+    identity_sources = ("noisegauge.judges.lexical", "noisegauge.textkit")
 
     def __init__(self, *, threshold: float | None = None, weights: str | Path | None = None) -> None:
         self._weights = weights

@@ -25,48 +25,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from .quantity import Quantity
-from .text import MONTHS, Token
+from ...textkit.names import acronym, closed_class, ko_title
+from ...textkit.quantity import Quantity
+from ...textkit.tokens import Token
 
 if TYPE_CHECKING:
     from .features import Analysis
 
-__all__ = ["CLOSED_CLASSES", "acronym", "closed_class", "colour_swap", "heading_swap",
-           "heading_words", "quoted_swap", "slot_swap", "titled_swap", "value_of_another"]
-
-#: Closed classes whose members name alternatives of one kind: one in the claim and another
-#: in the same slot of the premise is a swap ("spring sale" / "summer sale").
-CLOSED_CLASSES: dict[str, str] = {
-    **dict.fromkeys(MONTHS, "month"),
-    **dict.fromkeys(("spring", "summer", "autumn", "fall", "winter", "봄", "여름", "가을", "겨울"),
-                    "season"),
-    # ("sat", "sun", "wed" are left out: more often words than weekdays)
-    **dict.fromkeys(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-                     "mon", "tue", "tues", "thu", "thur", "thurs", "fri", "월요일", "화요일",
-                     "수요일", "목요일", "금요일", "토요일", "일요일"), "weekday"),
-    # Colours name variants of one product ("blue, size 42" / "red, size 42"); Korean stems
-    # (particles off: "블랙의" is "블랙").
-    **dict.fromkeys(("red", "blue", "green", "black", "white", "yellow", "orange", "purple",
-                     "pink", "grey", "gray", "silver", "gold", "brown", "navy", "beige", "teal",
-                     "빨간색", "빨강", "레드", "파란색", "파랑", "블루", "초록색", "녹색", "그린",
-                     "검은색", "검정", "검정색", "블랙", "흰색", "하얀색", "화이트", "노란색", "옐로",
-                     "회색", "그레이", "은색", "실버", "금색", "골드", "분홍색", "핑크", "네이비",
-                     "남색", "베이지", "보라색", "퍼플", "주황색", "오렌지"), "colour"),
-}
+__all__ = ["colour_swap", "heading_swap", "heading_words", "quoted_swap", "slot_swap", "titled_swap", "value_of_another"]
 
 #: A heading is at most this many tokens before a colon at the start of a sentence.
 MAX_HEADING = 6
-
-
-def acronym(tok: Token) -> bool:
-    """An upper-case abbreviation ("US", "EU", "APAC"): a name, though "us" is a stopword."""
-    return 2 <= len(tok.text) <= 5 and tok.text.isalpha() and tok.text.isupper()
-
-
-def closed_class(tok: Token) -> str | None:
-    """The closed class of ``tok`` ("season" for "Summer", "봄"), or None."""
-    low = tok.text.lower()
-    return CLOSED_CLASSES.get(low) or (CLOSED_CLASSES.get(tok.norm) if tok.hangul else None)
 
 
 def heading_words(sentence: str, tokens: Sequence[Token]) -> tuple[frozenset[str], int]:
@@ -177,16 +146,11 @@ def colour_swap(prem: Analysis, claim: Analysis, on_topic: Sequence[bool]) -> bo
         for i, t in enumerate(prem.tokens))
 
 
-#: Korean titles that follow a person's name ("김도윤 과장", "박서연 원장님").
-KO_TITLES = frozenset(["과장", "대리", "부장", "차장", "팀장", "실장", "사원", "주임", "원장", "교수",
-                       "선생", "선생님", "의사", "매니저", "상담사", "강사", "코치", "이사", "대표"])
-
-
 def _titled_names(text: Analysis, sents: range | None = None) -> set[str]:
     """Hangul names right before a title ("박서연 대리"), in sentences ``sents`` (all: None)."""
     toks = text.tokens
     return {t.norm for k, t in enumerate(toks[:-1])
-            if t.hangul and 2 <= len(t.norm) <= 4 and toks[k + 1].norm in KO_TITLES
+            if t.hangul and 2 <= len(t.norm) <= 4 and ko_title(toks[k + 1].norm)
             and (sents is None or text.sent_of[k] in sents)}
 
 
@@ -237,13 +201,12 @@ def value_of_another(q: Quantity, prem: Analysis, claim: Analysis,
     14 days"), while the sentence naming the claim's entity gives a value of the same unit
     that the claim does not state."""
     names = (claim.entities | claim.initial | claim.codes) & prem.norms
-    unit = q.unit.partition("/")[0]
-    if not names or not unit or unit.startswith("w:"):
+    if not names or not q.unit:
         return False
     sents = {prem.sent_of[p.pos] for p in prem.quantities if same(q, p)}
     own = {s for s, words in enumerate(prem.sentences) if names & words}
     if sents & own or not any(
-            prem.sent_of[p.pos] in own and p.unit.partition("/")[0] == unit
+            prem.sent_of[p.pos] in own and p.unit == q.unit
             and not any(same(c, p) for c in claim.quantities) for p in prem.quantities):
         return False
     others = _modifier_names(prem) - claim.norms

@@ -16,9 +16,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ...text import sentence_spans, trim_span
+from ...textkit.refusal import is_refusal
+from ...textkit.sentences import sentence_spans, trim_span
 from .atoms import atomic_parts
-from .refusal import is_refusal
+from .rules import on
 
 __all__ = ["ClaimSpan", "extract_spans", "is_refusal"]
 
@@ -159,11 +160,15 @@ _DID_YOU_KNOW = re.compile(r"^(?:(?:so|and|but|well|oh),?\s+)?(?:did|do)\s+you\s
                            re.IGNORECASE)
 
 
+def _refusal(text: str) -> bool:
+    return on("refusal") and is_refusal(text)
+
+
 def _as_claim(c: ClaimSpan) -> ClaimSpan | None:
     """None for what states nothing (a question, "Yes!", "Cool.", a refusal);
     "Did you know that X?" is X."""
     words = re.findall(r"[^\W_]+(?:'[^\W_]+)?", c.text.lower())
-    if all(w in _FILLER for w in words) or is_refusal(c.text):
+    if all(w in _FILLER for w in words) or _refusal(c.text):
         return None
     if c.text.rstrip("\"'”’)] ").endswith(("?", "？")):
         m = _DID_YOU_KNOW.match(c.text)
@@ -198,12 +203,13 @@ def extract_spans(text: str, question: str | None = None) -> list[ClaimSpan]:
         elif not block.bullet:
             lead_in = prefix = None
         for sa, sb in sentence_spans(text, block.start, block.end):
-            if is_refusal(text[sa:sb]):
+            if _refusal(text[sa:sb]):
                 continue  # "I can't confirm whether X": the whole sentence asserts nothing
             for ca, cb in _clauses(text, sa, sb):
-                if is_refusal(text[ca:cb]):
+                if _refusal(text[ca:cb]):
                     continue
-                for part, pa, pb in atomic_parts(text, ca, cb):
+                parts = atomic_parts(text, ca, cb) if on("atomic-split") else [(text[ca:cb], ca, cb)]
+                for part, pa, pb in parts:
                     claim = _resolve(_clean(part), subject) if pa == ca else _clean(part)
                     if prefix:
                         claim = f"{prefix} {claim}"
@@ -213,7 +219,7 @@ def extract_spans(text: str, question: str | None = None) -> list[ClaimSpan]:
         if not block.bullet and claims and claims[-1].text.endswith(":") \
                 and claims[-1].start >= block.start:
             lead_in = len(claims) - 1
-    claims = [c for c in claims if not is_refusal(c.text)]  # never a claim, question or not
+    claims = [c for c in claims if not _refusal(c.text)]  # never a claim, question or not
     kept = [c for c in (_as_claim(c) for c in claims) if c is not None]
     if kept or not question:
         claims = kept  # questions and bare interjections state nothing

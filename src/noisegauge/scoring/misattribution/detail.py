@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...judges.lexical.quantity import FREE_WORDS, Quantity, free_at, no_limit
-from ...judges.lexical.slots import closed_class
-from ...judges.lexical.text import MONTHS, NEGATIONS, answer_polarity
-from .tokens import Text, analyse, is_content, stated, unit_of
+from ...textkit.names import KO_SURNAMES, closed_class, ko_title
+from ...textkit.quantity import FREE_WORDS, Quantity, free_at, no_limit
+from ...textkit.spans import Text, is_content, spanned
+from ...textkit.tokens import MONTHS, NEGATIONS, answer_polarity
+from .rules import on
+from .tokens import stated
 
 __all__ = ["FREE", "UNLIMITED", "Detail", "distinguishing_detail", "korean_name", "negated"]
 
@@ -49,14 +51,14 @@ class Detail:
     def specific(self) -> bool:
         """Unlikely to occur by chance: an amount with a unit ("23 kg", "12개월", "2 devices"), a
         number of three or more digits, a code, or a name of two words ("Rafael Quintero")."""
-        return any(unit_of(q)[0] or abs(q.value) >= 100 for q in self.quantities) \
+        return any(any(q.what) or abs(q.value) >= 100 for q in self.quantities) \
             or len(self.names) >= 2 \
             or any(any(ch.isdigit() for ch in n) for n in self.names)
 
 
 def distinguishing_detail(claim: str, reference: str, question: str = "") -> Detail | None:
     """The claim's detail (see the module docstring), or None when it has none."""
-    c, r, q = analyse(claim), analyse(reference), analyse(question)
+    c, r, q = spanned(claim), spanned(reference), spanned(question)
     known = r.norms | q.norms
     given = r.quantities + q.quantities
     # "on a single charge", "one account": "one" counting a plain noun is an idiom more often
@@ -64,14 +66,14 @@ def distinguishing_detail(claim: str, reference: str, question: str = "") -> Det
     # number the reference says is stated ("two visitors" / "two at a time").
     bare = {t.norm for t in r.tokens if t.norm[:1].isdigit()}
     qty = tuple(x for x in c.quantities if not any(stated(x, y) for y in r.quantities)
-                and not (c.tokens[x.pos].kind == "word" and x.unit.startswith("w:")
+                and not (c.tokens[x.pos].kind == "word" and x.counted
                          and x.value == 1)
-                and not (x.unit.startswith("w:") and c.tokens[x.pos].norm in bare))
+                and not (x.counted and c.tokens[x.pos].norm in bare))
     known_qty = tuple(x for x in c.quantities if any(stated(x, y) for y in given))
     in_qty = set()
     for x in c.quantities:
         in_qty.add(x.pos)
-        if x.unit and x.pos + 1 < len(c.tokens) and not c.tokens[x.pos + 1].stop:
+        if any(x.what) and x.pos + 1 < len(c.tokens) and not c.tokens[x.pos + 1].stop:
             in_qty.add(x.pos + 1)  # the unit word ("day" of "90-day") belongs to the number
     names: set[str] = set()
     words: set[str] = set()
@@ -79,7 +81,8 @@ def distinguishing_detail(claim: str, reference: str, question: str = "") -> Det
     # is the detail, though it states the words.
     answers = (answer_polarity(reference), answer_polarity(claim))
     yes_no = answers == (-1, 1)
-    denied = (_denied(r) | _answered_no(r, q, c, answers)) if not _negations(c) else frozenset()
+    denied = (_denied(r) | _answered_no(r, q, c, answers)) \
+        if not _negations(c) and on("denied") else frozenset()
     # What the claim is about (its first two words: "Classic 관리 콘솔에서도") is never denied.
     subject = {t.norm for t in [t for t in c.tokens if is_content(t)][:2]}
     # A leading answer word ("아니요, ...", "Yes, ...") says nothing about an entity.
@@ -100,7 +103,7 @@ def distinguishing_detail(claim: str, reference: str, question: str = "") -> Det
     # "free", said in any of its ways ("no extra charge" for "free of charge"), is a value,
     # the detail where there is no other number or name ("60 minutes without extra charges"
     # is about the minutes)
-    free = bool(free_at(c.tokens)) and not free_at(r.tokens) and not free_at(q.tokens)
+    free = on("free") and bool(free_at(c.tokens)) and not free_at(r.tokens) and not free_at(q.tokens)
     if free:
         words -= FREE_WORDS
         if not names and not any(x not in known_qty for x in qty):
@@ -120,24 +123,16 @@ def distinguishing_detail(claim: str, reference: str, question: str = "") -> Det
                   free and FREE not in names)
 
 
-#: Common Korean family names, and the titles said after a person's name ("박서연 교수님").
-_KO_SURNAMES = frozenset("김이박최정강조윤장임한오서신권황안송류전홍고문양손배백허유남심노하곽성차주우구민진나"
-                         "지엄채원천방공현함변염여추도소석선설마길연위표명기반왕금옥육인맹제모탁국어은편용예")
-_KO_TITLES = ("교수", "선생", "님", "씨", "팀장", "과장", "부장", "대리", "차장", "실장", "원장", "의사",
-              "간호사", "매니저", "강사", "코치", "대표", "이사", "주임", "사원", "약사", "변호사", "세무사",
-              "담당", "상담사", "기사", "박사", "원사", "선임", "책임", "수석", "회장", "사장", "본부장")
-
-
 def korean_name(t: Text, i: int) -> bool:
     """Token ``i`` is a Korean person's name: three syllables beginning with a family name,
     before a title ("박서연 교수님", "김지현 팀장") or with an honorific ("이도윤님")."""
     tok = t.tokens[i]
-    if not tok.hangul or tok.text[0] not in _KO_SURNAMES:
+    if not tok.hangul or tok.text[0] not in KO_SURNAMES:
         return False
     if len(tok.norm) == 4 and tok.norm.endswith(("님", "씨")):
         return True
     nxt = t.tokens[i + 1] if i + 1 < len(t.tokens) else None
-    return len(tok.norm) == 3 and nxt is not None and nxt.hangul and nxt.text.startswith(_KO_TITLES)
+    return len(tok.norm) == 3 and nxt is not None and nxt.hangul and ko_title(nxt.text)
 
 
 #: A leading answer word ("No, ...", "아니요, ...") is not the negation of what follows.

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache, partial
 
 from ...engine.evidence import MisattributedSpan
-from ...judges.lexical.judge import answer_part
-from ...judges.lexical.quantity import CURRENCIES, Quantity, free_at
-from ...text import sentence_spans
+from ...textkit.quantity import CURRENCIES, Quantity, free_at
+from ...textkit.sentences import sentence_spans
+from ...textkit.spans import Text, is_content, spanned
+from ...textkit.tokens import answer_part
 from .detail import FREE, UNLIMITED, Detail, distinguishing_detail, korean_name, negated
-from .tokens import Text, analyse, is_content, name_keys, same_quantity, stated, unit_of
+from .rules import on
+from .tokens import name_keys, same_quantity, stated
 from .windows import heading_of, label_of, markers_of, swaps_entity, windows
 
 __all__ = ["MAX_SPAN", "find_misattributions"]
@@ -20,40 +23,45 @@ __all__ = ["MAX_SPAN", "find_misattributions"]
 MAX_SPAN = 120
 
 
-def match(d: Detail, chunk: Text, idx: list[int], outside: frozenset[str],
-          swapped: bool, others: Sequence[Text] = (), relabelled: bool = False) -> list[int] | None:
+def match(d: Detail, chunk: Text, idx: Sequence[int], outside: frozenset[str],
+          swapped: bool | Callable[[], bool], elsewhere: Collection[Quantity | str] = frozenset(),
+          relabelled: bool = False, norms: frozenset[str] | None = None,
+          stating: Mapping[Quantity, Sequence[Quantity]] | None = None) -> list[int] | None:
     """Token indices of the detail inside the ``chunk`` window (token positions ``idx``), or
     None when the window does not state the detail about another entity. ``swapped``: the
-    window puts another entity in the asked one's place (``swaps_entity``). ``others``: the
-    other chunks; a number or name one of them states may be missing from the window ("Under
-    the current Stage 2 restrictions, North residents may water three times a week" takes
+    window puts another entity in the asked one's place (``swaps_entity``; a function is asked
+    only where the answer matters). ``elsewhere``: the detail's numbers and names another chunk
+    states; one of those may be missing from the window ("Under the current Stage 2 restrictions, North residents may water three times a week" takes
     "Stage 2" from a notice and "3 days per week" from the South district's chunk), as long as
     the window states one. ``relabelled``: the window's label names the asked entity less a
-    word ("Peak membership:" for the "off-peak membership"; ``_relabels``)."""
+    word ("Peak membership:" for the "off-peak membership"; ``_relabels``). ``norms``: the
+    window's content stems, and ``stating``: the chunk's quantities that state each of the
+    detail's, when known."""
     if not idx:
         return None
-    norms = {chunk.tokens[i].norm for i in idx if is_content(chunk.tokens[i])}
+    inside = frozenset(idx)
+    if norms is None:
+        norms = frozenset(chunk.tokens[i].norm for i in idx if is_content(chunk.tokens[i]))
     hits: list[int] = []
     quantities: list[Quantity] = []
     names: set[str] = set()
     for q in d.quantities:
-        found = [p for p in chunk.quantities if p.pos in idx and same_quantity(q, p)]
+        found = [p for p in (stating[q] if stating is not None else chunk.quantities)
+                 if p.pos in inside and same_quantity(q, p)]
         if not found:
-            if any(stated(q, p) for t in others for p in t.quantities):
+            if q in elsewhere:
                 continue
             return None
         quantities.append(q)
         p = found[0]
         hits.append(p.pos)
-        if p.pos + 1 < len(chunk.tokens) and p.unit and not chunk.tokens[p.pos + 1].stop:
+        if p.pos + 1 < len(chunk.tokens) and any(p.what) and not chunk.tokens[p.pos + 1].stop:
             hits.append(p.pos + 1)
     for n in d.names:
-        at = [i for i in _free(chunk) if i in idx] if n == FREE \
+        at = [i for i in _free(chunk) if i in inside] if n == FREE \
             else [i for i in idx if chunk.tokens[i].norm == n]
         if not at:
-            # (not a code: "AF19" in "AF19보다 ... 1등급" names the compared model)
-            if n != FREE and n not in UNLIMITED and not any(ch.isdigit() for ch in n) \
-                    and any(n in t.norms for t in others):
+            if n in elsewhere:
                 continue
             return None
         names.add(n)
@@ -65,6 +73,8 @@ def match(d: Detail, chunk: Text, idx: list[int], outside: frozenset[str],
     if d.hard and (not hits or (here != d and not (here.specific and here.quantities))):
         return None
     d = here
+    if callable(swapped):
+        swapped = swapped()
     present = d.words & norms
     # Words are paraphrased ("includes", "cannot"): half of them (rounded down) with a number
     # or name, none beside a specific one ("lifted the maximum level to 70" / "raised the
@@ -80,11 +90,11 @@ def match(d: Detail, chunk: Text, idx: list[int], outside: frozenset[str],
     if not hits or (d.names == {FREE} and not d.quantities):
         # no number or name (or only "free"): the words are the detail too
         hits = sorted(set(hits) | {i for i in idx if chunk.tokens[i].norm in present})
-    lacks_qty = any(not any(p.pos in idx and same_quantity(q, p) for p in chunk.quantities)
+    lacks_qty = any(not any(p.pos in inside and same_quantity(q, p) for p in chunk.quantities)
                     for q in d.anchor_quantities)
     # "Lumo Reader Pro" where the claim asks about the "Lumo Reader": another model, though
     # the window names all the asked one's words.
-    variant = any(k > 0 and k - 1 in idx and chunk.tokens[k - 1].norm in d.anchor
+    variant = on("variant") and any(k > 0 and k - 1 in inside and chunk.tokens[k - 1].norm in d.anchor
                   and chunk.tokens[k].capital and is_content(chunk.tokens[k])
                   and chunk.tokens[k].norm not in outside for k in idx)
     if not lacks_qty and not variant and not relabelled and (not d.anchor or d.anchor <= norms):
@@ -96,8 +106,8 @@ def match(d: Detail, chunk: Text, idx: list[int], outside: frozenset[str],
     # another value of the claim's own numbered entity ("2학기" where it asks about "1학기",
     # "Zone 1" where it asks about "Zone 2").
     if not norms - outside and not (lacks_qty and any(
-            p.pos in idx and p.value != q.value and (
-                unit_of(p)[0] == unit_of(q)[0]
+            p.pos in inside and p.value != q.value and (
+                p.what == q.what
                 or (head != "" and p.pos > 0 and chunk.tokens[p.pos - 1].norm == head))
             for q, head in zip(d.anchor_quantities, d.anchor_heads, strict=True)
             for p in chunk.quantities)):
@@ -117,24 +127,25 @@ def find_misattributions(claim: str, chunks: Sequence[str], reference: str,
     d = distinguishing_detail(claim, reference, question)
     if d is None:
         return ()
-    d = _less_own(d, chunks, reference)
+    if on("own-numbers"):
+        d = _less_own(d, chunks, reference)
     if entailed_by:
         swapped = _find(claim, d, chunks, reference, question, entailed_by)
         if swapped:
             return swapped
     found = _find(claim, d, chunks, reference, question, ())
     flagged = {m.chunk for m in found}
-    if any(j not in flagged and _states(d, analyse(chunks[j])) for j in entailed_by):
+    if any(j not in flagged and _states(d, spanned(chunks[j])) for j in entailed_by):
         return ()
     # A chunk headed by what the claim names ("어린이 자료실: 평일 09:00~18:00" for "어린이
     # 자료실은 평일 오후 6시에 문을 닫습니다") and stating its detail holds that entity's fact:
     # the claim says it, whatever another chunk repeats.
-    if found and d.hard:
-        c = analyse(claim)
-        asked = analyse(reference).norms | analyse(question).norms
+    if found and d.hard and on("named-heading"):
+        c = spanned(claim)
+        asked = spanned(reference).norms | spanned(question).norms
         named = frozenset(name_keys(c, range(len(c.tokens))).values())
         if any(j not in flagged and heading_of(text, t, asked) & named and _states(d, t)
-               for j, (text, t) in enumerate(zip(chunks, map(analyse, chunks), strict=True))):
+               for j, (text, t) in enumerate(zip(chunks, map(spanned, chunks), strict=True))):
             return ()
     return found
 
@@ -148,7 +159,7 @@ def _less_own(d: Detail, chunks: Sequence[str], reference: str) -> Detail:
     own = _own(chunks, reference)
     if len(d.quantities) < (1 if d.free else 2) or own is None:
         return d
-    mine = analyse(chunks[own]).quantities
+    mine = spanned(chunks[own]).quantities
     kept = tuple(q for q in d.quantities if not any(same_quantity(q, p) for p in mine))
     if not kept and d.free:
         return replace(d, quantities=(), names=d.names | {FREE}, free=False)
@@ -157,15 +168,15 @@ def _less_own(d: Detail, chunks: Sequence[str], reference: str) -> Detail:
 
 def _own(chunks: Sequence[str], reference: str) -> int | None:
     """The asked entity's own chunk: the one chunk that states every number of the reference."""
-    ref = analyse(reference).quantities
+    ref = spanned(reference).quantities
     own = [j for j, x in enumerate(chunks)
-           if all(any(same_quantity(r, p) for p in analyse(x).quantities) for r in ref)]
+           if all(any(same_quantity(r, p) for p in spanned(x).quantities) for r in ref)]
     return own[0] if ref and len(own) == 1 else None
 
 
 def _free(t: Text) -> list[int]:
     """Where a text says "free": in words (``free_at``), or as no amount ("Monthly fee: $0")."""
-    zero = [q.pos for q in t.quantities if q.value == 0 and unit_of(q)[0] in CURRENCIES]
+    zero = [q.pos for q in t.quantities if q.value == 0 and q.unit in CURRENCIES]
     return sorted({*free_at(t.tokens),
                    *(i - 1 if i > 0 and t.tokens[i - 1].kind == "sym" else i for i in zero)})
 
@@ -202,8 +213,8 @@ def _states(d: Detail, chunk: Text) -> bool:
 
 def _find(claim: str, d: Detail, chunks: Sequence[str], reference: str, question: str,
           entailed_by: Collection[int]) -> tuple[MisattributedSpan, ...]:
-    c = analyse(claim)
-    asked = analyse(reference).norms | analyse(question).norms
+    c = spanned(claim)
+    asked = spanned(reference).norms | spanned(question).norms
     outside = c.norms | asked
     keys = name_keys(c, range(len(c.tokens)))
     # The detail's own numbers and people: in "A: Yes, up to 5 GB per month" under "Q: ... in
@@ -219,37 +230,41 @@ def _find(claim: str, d: Detail, chunks: Sequence[str], reference: str, question
     # A number or name is the detail whatever the claim denies beside it ("up to 60 minutes
     # without extra charges"); denied words are the detail only without one.
     denies = negated(c) and not d.hard
-    q_norms = analyse(question).norms
-    texts = [analyse(t) for t in chunks]
+    q_norms = spanned(question).norms
+    texts = [spanned(t) for t in chunks]
     # Parts of the detail may come from other chunks only where no one chunk states it all
-    # ("two checked bags of up to 32 kg": the chunk with both is where it came from).
+    # ("two checked bags of up to 32 kg": the chunk with both is where it came from): which
+    # chunks state each number, and name each name (not a code: "AF19" in "AF19보다 ...
+    # 1등급" names the compared model).
     whole = d.hard and any(_states(d, t) for t in texts)
-    others = [[] if whole else [t for k, t in enumerate(texts) if k != j]
-              for j in range(len(chunks))]
+    stating: dict[Quantity | str, set[int]] = {} if whole or not on("two-chunks") else {
+        **{q: {k for k, t in enumerate(texts) if any(stated(q, p) for p in t.quantities)}
+           for q in d.quantities},
+        **{n: {k for k, t in enumerate(texts) if n in t.norms} for n in d.names
+           if n != FREE and n not in UNLIMITED and not any(ch.isdigit() for ch in n)}}
     out: list[MisattributedSpan] = []
     for j, text in enumerate(chunks):
         if entailed_by and j not in entailed_by:
             continue
-        chunk = analyse(text)
-        heading = heading_of(text, chunk, asked)
-        for a, b in sorted(windows(text), key=lambda w: w[1] - w[0]):
-            idx = [i for i, (s, e) in enumerate(chunk.spans) if s >= a and e <= b]
+        chunk = texts[j]
+        elsewhere = frozenset(x for x, ks in stating.items() if ks - {j})
+        heading = _heading(text, asked)
+        here = {q: [p for p in chunk.quantities if same_quantity(q, p)] for q in d.quantities}
+        for w in _windows(text, asked):
             # A claim that denies ("방문 설치도 지원되지 않습니다") was not carried from a window
             # that asserts the same words.
-            if denies and not negated(analyse(text[a:b])):
+            if denies and not w.negated:
                 continue
-            markers = frozenset().union(*(
-                markers_of(text, chunk, [i for i in idx if s <= chunk.spans[i][0] < e], s, e, asked)
-                for s, e in sentence_spans(text, a, b) or [(a, b)]))
             # A claim that names what the window is about says that entity's fact (noise, or
             # a comparison: "Unlike version 4.2, version 5.0 ..."), not another's.
-            relabelled = _relabels(claim, c, label_of(text, chunk, a, b), q_norms, outside)
+            markers = w.markers
+            relabelled = on("relabelled") and _relabels(claim, c, w.label, q_norms, outside)
             if (markers - carried) & named or (markers and markers <= carried and not relabelled) \
                     or (heading - carried) & named:
                 continue
-            swapped = swaps_entity(c, chunk, idx, asked, outside, d, markers)
-            hits = match(d, chunk, idx, outside, swapped, others[j], relabelled)
-            if hits is None or (entailed_by and not swapped):
+            swapped = _once(partial(swaps_entity, c, chunk, w.idx, asked, outside, d, markers))
+            hits = match(d, chunk, w.idx, outside, swapped, elsewhere, relabelled, w.norms, here)
+            if hits is None or (entailed_by and not swapped()):
                 continue
             start, end = chunk.spans[hits[0]][0], chunk.spans[hits[-1]][1]
             if end - start > MAX_SPAN:
@@ -257,3 +272,49 @@ def _find(claim: str, d: Detail, chunks: Sequence[str], reference: str, question
             out.append(MisattributedSpan(j, start, end, text[start:end]))
             break
     return tuple(out)
+
+
+@dataclass(frozen=True)
+class _Window:
+    """A window of a chunk (``windows``), read once per chunk and question/reference."""
+
+    a: int
+    b: int
+    idx: list[int]          # its token positions in the chunk
+    markers: frozenset[str]  # what it is about (``markers_of``, per sentence)
+    label: frozenset[str]    # its label (``label_of``)
+    norms: frozenset[str]    # its content stems
+    negated: bool            # it denies something (``negated``)
+
+
+@lru_cache(maxsize=2048)
+def _windows(text: str, asked: frozenset[str]) -> tuple[_Window, ...]:
+    """The windows of chunk ``text``, shortest first, with what the search asks of each: the
+    same for every claim of a sample, so they are worked out once."""
+    chunk = spanned(text)
+    out = []
+    for a, b in sorted(windows(text), key=lambda w: w[1] - w[0]):
+        idx = [i for i, (s, e) in enumerate(chunk.spans) if s >= a and e <= b]
+        markers = frozenset().union(*(
+            markers_of(text, chunk, [i for i in idx if s <= chunk.spans[i][0] < e], s, e, asked)
+            for s, e in sentence_spans(text, a, b) or [(a, b)]))
+        out.append(_Window(a, b, idx, markers, label_of(text, chunk, a, b),
+                           frozenset(chunk.tokens[i].norm for i in idx if is_content(chunk.tokens[i])),
+                           bool(negated(spanned(text[a:b])))))
+    return tuple(out)
+
+
+def _once(fn: Callable[[], bool]) -> Callable[[], bool]:
+    """``fn``, called at most once (``swaps_entity`` is asked only where it matters)."""
+    memo: list[bool] = []
+
+    def call() -> bool:
+        if not memo:
+            memo.append(fn())
+        return memo[0]
+    return call
+
+
+@lru_cache(maxsize=2048)
+def _heading(text: str, asked: frozenset[str]) -> frozenset[str]:
+    return heading_of(text, spanned(text), asked)

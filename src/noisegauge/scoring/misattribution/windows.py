@@ -6,11 +6,12 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 
-from ...judges.lexical.slots import acronym, closed_class
-from ...judges.lexical.text import Token
-from ...text import sentence_spans
+from ...textkit.names import acronym, closed_class
+from ...textkit.sentences import sentence_spans
+from ...textkit.spans import Text, is_content
+from ...textkit.tokens import Token
 from .detail import Detail
-from .tokens import Text, is_content, name_keys, same_quantity
+from .tokens import name_keys, same_quantity
 
 __all__ = ["heading_of", "label_of", "markers_of", "swaps_entity", "windows"]
 
@@ -112,7 +113,7 @@ def markers_of(text: str, chunk: Text, idx: list[int], a: int, b: int,
     its heading ("VIP 회원 연회비:", "Model TR-220 (black):"), else its first such word ("Our
     head of *sales* is ...", "Version *5.0* receives ...")."""
     colon = text.find(":", a, b)
-    units = {q.pos + 1 for q in chunk.quantities if q.unit}  # "kg" of "7~15kg" names nothing
+    units = {q.pos + 1 for q in chunk.quantities if any(q.what)}  # "kg" of "7~15kg" names nothing
     keys = name_keys(chunk, idx)
     named = [i for i in idx if i in keys and chunk.tokens[i].norm not in known and i not in units]
     if colon >= 0:
@@ -136,7 +137,7 @@ def heading_of(text: str, chunk: Text, known: frozenset[str]) -> frozenset[str]:
     idx = _label(text, chunk, 0, end if end >= 0 else len(text))
     if not idx and end >= 0 and ":" not in text[:end]:
         idx = _short([i for i, (_, b) in enumerate(chunk.spans) if b <= end], chunk)
-    units = {q.pos + 1 for q in chunk.quantities if q.unit}
+    units = {q.pos + 1 for q in chunk.quantities if any(q.what)}
     keys = name_keys(chunk, idx)
     return frozenset(keys[i] for i in idx if i in keys and chunk.tokens[i].norm not in known
                      and i not in units)

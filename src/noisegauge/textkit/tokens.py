@@ -9,12 +9,12 @@ them (``30-day`` -> 30 day, ``$49.99`` -> 49.99 usd, ``v2.3`` -> 2.3 version).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import NamedTuple
 
 import snowballstemmer  # type: ignore[import-untyped]
 
-from ...text import STOPWORDS
+from .sentences import STOPWORDS, sentence_spans
 
 __all__ = [
     "KO_STOP",
@@ -24,6 +24,7 @@ __all__ = [
     "STOPWORDS",
     "SYNONYMS",
     "Token",
+    "answer_part",
     "answer_polarity",
     "is_hangul",
     "stem",
@@ -95,6 +96,16 @@ _YES_NO = re.compile(r"\s*(?:(yes|yeah|yep)|(no|nope))\s*[,.!;:\u2014\u2013]|\s*
                      re.IGNORECASE)
 
 
+def answer_part(claim: str) -> str:
+    """The checkable part of a "question? answer" claim (as the lexical judge's ``extract``
+    builds for bare answers): the answer, unless it has no content of its own ("yes", "no")."""
+    head, sep, tail = claim.rpartition("? ")
+    if sep and head and any(not t.stop for a, b in sentence_spans(tail) or [(0, len(tail))]
+                            for t in tokenize(tail[a:b])):
+        return tail
+    return claim
+
+
 def answer_polarity(text: str) -> int:
     """+1 / -1 when the text opens by answering yes / no ("No. Basic uses password login"),
     else 0."""
@@ -164,8 +175,10 @@ def _ko_stem(w: str) -> str:
     return w
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
+    """One token. A named tuple, not a dataclass: texts hold thousands and building them is
+    a third of the lexical judge's time."""
+
     text: str
     norm: str        # stem, or canonical number string
     kind: str        # "word" | "num" | "sym" ("ko" for Hangul words, which are words too)
@@ -192,37 +205,40 @@ def _parse_number(text: str) -> float | None:
 def tokenize(text: str) -> tuple[Token, ...]:
     """All tokens of ``text`` in order (words, numbers, versions and unit symbols)."""
     out: list[Token] = []
+    append = out.append
     text = _PHRASAL.sub("return", text)
     prev = 0
     for m in _TOKEN.finditer(text):
         t = m.group()
-        punct = bool(text[prev:m.start()].strip()) and bool(out)
+        start = m.start()
+        # punctuation between this token and the one before ("Kent, England")
+        punct = start > prev and bool(out) and not text[prev:start].isspace()
         prev = m.end()
-        n = len(out)
-        if m.group("code"):
-            out.append(Token(t, t.upper(), "code", True, False))
-        elif m.group("ver"):
-            out.append(Token(t, "v" + t[1:].lower(), "num", False, False))
-        elif m.group("ord"):  # 9th, 21st: a word (quantities() reads it as an ordinal)
-            out.append(Token(t, t.lower(), "word", False, False))
-        elif m.group("clock"):  # 18:00, a time of day (quantities() reads it)
-            out.append(Token(t, t, "num", False, False))
-        elif m.group("num"):
-            parts = t.split(".")
-            if len(parts) > 2:  # 1.2.3: a version-like string, compared as text
-                out.append(Token(t, t, "num", False, False))
+        kind = m.lastgroup
+        if kind == "word":
+            low = t.lower()
+            append(Token(t, stem(t), "word", t[:1].isupper(), low in STOPWORDS or len(low) == 1,
+                         False, punct))
+        elif kind == "num":
+            if t.count(".") > 1:  # 1.2.3: a version-like string, compared as text
+                append(Token(t, t, "num", False, False, False, punct))
             else:
                 v = _parse_number(t)
-                out.append(Token(t, _num_norm(v) if v is not None else t, "num", False, False))
-        elif m.group("ko"):
+                append(Token(t, _num_norm(v) if v is not None else t, "num", False, False, False,
+                             punct))
+        elif kind == "ko":
             norm = _ko_stem(t)
             # A particle or ending on its own ("입니다" after "LMP-100-BK") is a function word.
-            out.append(Token(t, norm, "word", False, norm in KO_STOP or t in _KO_SUFFIX_SET, True))
-        elif m.group("word"):
-            low = t.lower()
-            out.append(Token(t, stem(t), "word", t[:1].isupper(), low in STOPWORDS or len(low) == 1))
+            append(Token(t, norm, "word", False, norm in KO_STOP or t in _KO_SUFFIX_SET, True,
+                         punct))
+        elif kind == "code":
+            append(Token(t, t.upper(), "code", True, False, False, punct))
+        elif kind == "ver":
+            append(Token(t, "v" + t[1:].lower(), "num", False, False, False, punct))
+        elif kind == "ord":  # 9th, 21st: a word (quantities() reads it as an ordinal)
+            append(Token(t, t.lower(), "word", False, False, False, punct))
+        elif kind == "clock":  # 18:00, a time of day (quantities() reads it)
+            append(Token(t, t, "num", False, False, False, punct))
         else:
-            out.append(Token(t, t, "sym", False, True))
-        if punct and len(out) > n:
-            out[-1] = replace(out[-1], punct=True)
+            append(Token(t, t, "sym", False, True, False, punct))
     return tuple(out)

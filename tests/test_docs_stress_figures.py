@@ -1,8 +1,9 @@
-"""The stress figures README.md quotes are what the commands it names print today.
+"""The stress figures the docs quote (docs/how-to/stress.md) are what the commands they name
+print today.
 
-The numbers are read out of the README's text (the table under "Stress testing" and the
+The numbers are read out of the page's text (the table under "Stress testing" and the
 sentence on harder distractors), and the sweeps are run here: a change to the judge, the
-pipeline or the injection that moves a figure fails this test until the README says so.
+pipeline or the injection that moves a figure fails this test until the page says so.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from click.testing import CliRunner
 from noisegauge.cli.main import cli
 
 ROOT = Path(__file__).resolve().parents[1]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+README = (ROOT / "docs" / "how-to" / "stress.md").read_text(encoding="utf-8")
 GOLDEN = str(ROOT / "examples" / "golden_support.jsonl")
 POOL = str(ROOT / "examples" / "distractor_pool.jsonl")
 
@@ -52,7 +53,7 @@ _COUNTER = re.compile(r"`--strategy counterfactual`\s+([\d.]+) / ([\d.]+) / ([\d
 
 def test_the_counterfactual_figures_are_what_that_sweep_prints(tmp_path: Path) -> None:
     quoted = _COUNTER.search(README)
-    assert quoted, "README: the counterfactual sentence changed shape; update this test"
+    assert quoted, "docs/how-to/stress.md: the counterfactual sentence changed shape; update this test"
     curve = _curve(tmp_path, "--strategy", "counterfactual")
     assert [curve["noise_sensitivity_irrelevant"][k] for k in (1, 2, 4)] == list(quoted.groups()[:3])
     assert max(curve["noise_sensitivity_relevant"].values()) == quoted[4]
@@ -61,6 +62,6 @@ def test_the_counterfactual_figures_are_what_that_sweep_prints(tmp_path: Path) -
 def test_the_hard_negative_figures_are_what_that_sweep_prints(tmp_path: Path) -> None:
     pytest.importorskip("sklearn", reason="pip install 'noisegauge[stress]'")
     quoted = _HARD.search(README)
-    assert quoted, "README: the hard-negative sentence changed shape; update this test"
+    assert quoted, "docs/how-to/stress.md: the hard-negative sentence changed shape; update this test"
     curve = _curve(tmp_path, "--strategy", "hard", "--pool", POOL)
     assert [curve["noise_sensitivity_irrelevant"][k] for k in (1, 2, 4)] == list(quoted.groups())

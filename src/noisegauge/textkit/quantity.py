@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from .text import _NUMBER_WORDS, MONTHS, Token, _ko_stem, _parse_number
+from .tokens import _NUMBER_WORDS, MONTHS, Token, _ko_stem, _parse_number
 
-__all__ = ["CURRENCIES", "FREE_WORDS", "UNITS", "Quantity", "about_as_long", "free_at", "no_limit",
-           "quantities"]
+__all__ = ["CURRENCIES", "FREE", "FREE_WORDS", "UNITS", "WAIVED", "Quantity", "about_as_long",
+           "free_at", "no_limit", "quantities", "same_quantity"]
 
 # Units and their canonical names; plural and Korean forms map to the same name.
 UNITS = {
@@ -39,11 +39,22 @@ CURRENCIES = frozenset(["usd", "eur", "gbp", "jpy", "krw"])
 
 @dataclass(frozen=True)
 class Quantity:
-    """A number with its unit (``""`` when none was found), e.g. 30 day, 49.99 usd, 2.3 version."""
+    """A number with what it measures: 30 day, 49.99 usd per month, 2.3 version, 5 employees."""
 
     value: float
+    #: The canonical unit ("day", "usd", "clock", "date-7" for a day of July, "month-of-year"),
+    #: "" when none was found.
     unit: str
     pos: int  # index of the token carrying the number
+    #: What it is per ("$29 per user per month": month and user); empty for no rate.
+    rates: frozenset[str] = frozenset()
+    #: The stem of the noun a number without a unit counts ("5 employees": "employe"), or "".
+    counted: str = ""
+
+    @property
+    def what(self) -> tuple[str, str]:
+        """(unit, counted noun): two quantities of one kind share it."""
+        return self.unit, self.counted
 
 
 #: Korean number words that multiply the number before them: "1만 8천 원" is 18,000 won.
@@ -139,6 +150,9 @@ def quantities(tokens: tuple[Token, ...]) -> list[Quantity]:
         value: float | None
         if i <= skip:
             continue
+        if tok.kind != "num" and not (tok.text.lower() in _WORD_STARTS or tok.text[:1].isdigit()
+                                      or (tok.hangul and tok.norm in _KO_RELATIVE_DAY)):
+            continue  # most words: nothing below reads them
         compound = _ko_compound(tokens, i) if tok.kind == "num" or tok.text in ("만", "천") \
             else None
         if compound is not None:
@@ -195,19 +209,22 @@ def quantities(tokens: tuple[Token, ...]) -> list[Quantity]:
             unit, after = str(UNITS[_unit_key(tokens[i + 2])]), i + 3  # "one business day"
         if not unit and i + 1 < len(tokens) and tokens[i + 1].kind == "word" \
                 and not tokens[i + 1].stop and not tokens[i + 1].text.startswith(_KO_BOUNDS):
-            unit = "w:" + tokens[i + 1].norm  # "5 employees": the counted noun is the unit
+            unit = _COUNTED + tokens[i + 1].norm  # "5 employees": the counted noun
         if tok.kind == "word" and not unit:
             continue  # "one" without a unit is usually a pronoun, not a quantity
         if tok.text.lower() in _RELATIVE_DAY and unit != "day":
             continue  # "next week" is a date, not a week's duration
-        rate = _rate(tokens, after, prev)
+        rates = _rate(tokens, after, prev) if unit else frozenset()
         calendar = unit == "year" and 1000 <= value <= 2100 and value == int(value)  # "2026"
         if unit in _IN_SMALLER and not calendar:
             unit, value = _IN_SMALLER[unit][0], value * _IN_SMALLER[unit][1]
-        found.append(Quantity(value, f"{unit}/{rate}" if unit and rate else unit, i))
+        counted = unit.removeprefix(_COUNTED) if unit.startswith(_COUNTED) else ""
+        found.append(Quantity(value, "" if counted else unit, i, rates, counted))
     return _per_korean_period(tokens, found)
 
 
+#: Marks a counted noun while ``quantities`` reads one number (never leaves it).
+_COUNTED = "w:"
 #: "8 이상" (8 or more), "10 이하", "3 미만": bounds, not what is counted.
 _KO_BOUNDS = ("이상", "이하", "미만", "초과")
 #: A duration said in a larger unit is compared in the smaller one: "two-year" is "24 months",
@@ -236,9 +253,9 @@ def _per_korean_period(tokens: tuple[Token, ...], found: list[Quantity]) -> list
             continue
         word = tokens[q.pos + 1].text if q.pos + 1 < len(tokens) else ""
         period = _KO_PERIOD.get(word)
-        if nxt is not None and period and tokens[q.pos].text == "1" and "/" not in nxt.unit \
-                and nxt.unit and nxt.pos <= q.pos + 4:
-            out.append(Quantity(nxt.value, f"{nxt.unit}/{period}", nxt.pos))
+        if nxt is not None and period and tokens[q.pos].text == "1" and not nxt.rates \
+                and any(nxt.what) and nxt.pos <= q.pos + 4:
+            out.append(Quantity(nxt.value, nxt.unit, nxt.pos, frozenset([period]), nxt.counted))
             skip = True
             continue
         out.append(q)
@@ -252,6 +269,9 @@ _KO_PERIOD = {"년에": "year", "달에": "month", "개월에": "month", "주에
 _RELATIVE_DAY = {"next": 1.0, "same": 0.0}
 _KO_RELATIVE_DAY = {"익일": 1.0, "당일": 0.0, "다음날": 1.0}
 _PER = frozenset(["per", "a", "an", "each", "every"])
+#: The words (not numbers) a quantity may start at: "만 원", "five", "next", ("the 5th" starts
+#: with a digit).
+_WORD_STARTS = frozenset(["만", "천", *_NUMBER_WORDS, *_RELATIVE_DAY])
 _KO_RATE = {"월": "month", "매월": "month", "월간": "month", "연": "year", "매년": "year",
             "연간": "year", "년간": "year", "주간": "week", "매주": "week", "일간": "day", "매일": "day"}
 _TIME_UNITS = frozenset(["second", "minute", "hour", "day", "week", "month", "year"])
@@ -260,9 +280,9 @@ _ADVERB_RATE = {"monthly": "month", "annually": "year", "yearly": "year", "weekl
                 "daily": "day", "hourly": "hour"}
 
 
-def _rate(tokens: tuple[Token, ...], j: int, prev: str) -> str:
-    """"$49 per month", "$49/month", "$49 monthly", "월 49달러" -> "month"; several rates
-    ("$29 per user per month") -> "month+user" (sorted; a seat is a user)."""
+def _rate(tokens: tuple[Token, ...], j: int, prev: str) -> frozenset[str]:
+    """"$49 per month", "$49/month", "$49 monthly", "월 49달러" -> month; several rates
+    ("$29 per user per month") -> month and user (a seat is a user)."""
     found: set[str] = set()
     while j < len(tokens) and len(found) < 3:
         w = tokens[j].text.lower()
@@ -282,7 +302,7 @@ def _rate(tokens: tuple[Token, ...], j: int, prev: str) -> str:
         j += step
     if not found and prev in _KO_RATE:
         found.add(_KO_RATE[prev])
-    return "+".join(sorted(found))
+    return frozenset(found)
 
 
 _LATIN_UNIT_KO = re.compile(r"^([a-z%]+)[\uac00-\ud7a3]")
@@ -316,10 +336,12 @@ def no_limit(tokens: Sequence[Token]) -> frozenset[str]:
     return frozenset(out)
 
 
-_FREE = frozenset(["free", "무료", "complimentari"])
+#: Stems that say something costs nothing, and that a charge is waived.
+FREE = frozenset(["free", "무료", "complimentari"])
+WAIVED = frozenset(["waiv", "면제"])
 _CHARGES = frozenset(["fee", "charg", "cost", "요금", "비용", "수수료", "부담"])
 #: The stems a "free" phrase is made of ("no extra charge"): the value, not words of its own.
-FREE_WORDS = _FREE | _CHARGES | {"extra"}
+FREE_WORDS = FREE | _CHARGES | {"extra"}
 
 
 def free_at(tokens: Sequence[Token]) -> list[int]:
@@ -329,7 +351,7 @@ def free_at(tokens: Sequence[Token]) -> list[int]:
     out = []
     for i, t in enumerate(tokens):
         low = t.text.lower()
-        word = t.norm in _FREE and not (i > 0 and tokens[i - 1].text.lower() in ("not", "no"))
+        word = t.norm in FREE and not (i > 0 and tokens[i - 1].text.lower() in ("not", "no"))
         denied = low in ("no", "without") and any(
             tokens[k].norm in _CHARGES for k in range(i + 1, min(i + 3, len(tokens))))
         if word or denied:
@@ -337,3 +359,37 @@ def free_at(tokens: Sequence[Token]) -> list[int]:
         elif t.norm in _CHARGES and i + 1 < len(tokens) and tokens[i + 1].norm in ("없", "없이", "없음"):
             out.append(i - 1 if i > 0 and tokens[i - 1].text == "추가" else i)
     return out
+
+
+#: Units of time that convert exactly.
+_SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 604800}
+#: A price, share or time of day is never a number that counts something else.
+_STRICT_UNITS = CURRENCIES | {"percent", "clock"}
+
+
+def same_quantity(a: Quantity, b: Quantity, *, exact: bool = False) -> bool:
+    """``b`` states ``a``: the same value, rates that agree ("$29 per month" is "$29 per user
+    per month" said shorter; "$29 per year" is not), months and days that name one span
+    ("three months" / "90 days").
+
+    Loose (entailment): a number with a unit is stated by the bare number, and counted nouns
+    may differ ("5 employees" / "5 staff"), but a price, share or time of day never counts
+    something else ("$2.00" is not the "2" of "Zone 2"). ``exact`` (misattribution: a detail
+    must be the same amount): units must match, "15%" is not a bare "15", counted nouns
+    match; one span in two units is one ("two days" / "48 hours"), and "three times a week"
+    is "3 days per week"."""
+    ua, ub, ra, rb = a.unit, b.unit, a.rates, b.rates
+    if exact and ra and ra == rb and {ua, ub} == {"times", "day"} and "day" not in ra:
+        ua = ub
+    rates_agree = not ra or not rb or ra <= rb or rb <= ra
+    if not exact and ((ua in _STRICT_UNITS and b.counted) or (ub in _STRICT_UNITS and a.counted)):
+        return False
+    if about_as_long(a.value, ua, b.value, ub):
+        return rates_agree  # "three months" / "90 days"
+    if exact and ua != ub and ua in _SECONDS and ub in _SECONDS:
+        return rates_agree and a.value * _SECONDS[ua] == b.value * _SECONDS[ub]  # "two days" / "48 hours"
+    if a.value != b.value or not rates_agree:
+        return False
+    if not exact:
+        return not ua or not ub or ua == ub
+    return ua == ub and not (a.counted and b.counted and a.counted != b.counted)
