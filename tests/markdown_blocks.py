@@ -31,7 +31,8 @@ page), directives separated by ``;``::
                                        files a reader would already have
                                        (``cp examples/support_bot.jsonl data.jsonl``); repeatable
     <!-- doctest: exit: N -->          the exit status the block must end with (default 0)
-    <!-- doctest: timeout: S -->       seconds before the block counts as hung (default 120)
+    <!-- doctest: timeout: S -->       seconds before the block counts as hung (default 300:
+                                       a shared 2-core machine under load is slow)
 
 Judge answers are cached in one file per test session (a temp dir), so a command that
 scores the bundled example again costs no judge work.
@@ -76,7 +77,7 @@ class Block:
     server: bool = False
     setup: list[str] = field(default_factory=list)
     exit: int = 0
-    timeout: float = 120.0
+    timeout: float = 300.0
 
     @property
     def runs(self) -> bool:
