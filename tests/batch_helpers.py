@@ -32,6 +32,8 @@ EXTRAS: dict[str, tuple[tuple[str, ...], str]] = {
     "hf": (("datasets",), "pip install -e '.[hf]'"),
     "plot": (("matplotlib",), "pip install -e '.[plot]'"),
     "report-test": (("playwright", "html5lib"), "pip install -e '.[report-test]'"),
+    "review": (("starlette", "uvicorn"), "pip install -e '.[review]'"),
+    "stats": (("numpy", "scipy"), "pip install -e '.[stats]'"),
 }
 
 

@@ -6,6 +6,7 @@
   the repository.
 - ``fake_openai_server``: a local OpenAI-compatible server (``noisegauge.testing.fake_openai``).
 - ``fast_retries``: retry sleeps recorded, not slept.
+- ``cache_guard``'s hooks: no test writes into the user's cache (the run fails if one does).
 """
 
 from __future__ import annotations
@@ -16,6 +17,12 @@ from pathlib import Path
 
 import pytest
 
+# Before any fixture of any scope: the user's cache is never written (cache_guard's doc).
+from cache_guard import (  # noqa: F401  (hooks, found here by pytest)
+    pytest_configure,
+    pytest_sessionfinish,
+    pytest_unconfigure,
+)
 from noisegauge.testing import FakeOpenAIServer
 
 ROOT = Path(__file__).resolve().parents[1]

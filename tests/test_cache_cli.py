@@ -133,3 +133,23 @@ def test_durations(text: str, seconds: float) -> None:
                                             ("1GiB", 2**30), ("100k", 10**5), ("4096", 4096)])
 def test_sizes(text: str, size: int) -> None:
     assert parse_size(text) == size
+
+
+def test_clear_without_a_terminal_says_to_pass_yes(isolated_cache: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    store = JudgeCache(isolated_cache)
+    store.put(JudgeCache.key("ns", "m", 1), "x", namespace='{"judge": "j"}', method="check")
+    store.close()
+    proc = subprocess.run([sys.executable, "-m", "noisegauge", "cache", "clear"],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "NOISEGAUGE_CACHE": str(isolated_cache)})
+    assert proc.returncode == 2, proc.stdout + proc.stderr  # a usage error, not "interrupted"
+    assert "pass --yes" in proc.stderr
+    store = JudgeCache(isolated_cache)
+    try:
+        assert len(store) == 1  # nothing deleted
+    finally:
+        store.close()

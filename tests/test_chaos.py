@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from batch_helpers import rows
+from batch_helpers import require_extra, rows
 from noisegauge.cli.main import cli
 from noisegauge.runner.journal import journal_path
 from noisegauge.testing import FakeOpenAIServer
 
-pytest.importorskip("openai")
+require_extra("openai")
 
 FOREVER = 10**9
 

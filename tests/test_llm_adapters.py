@@ -14,12 +14,14 @@ from typing import Any
 
 import pytest
 
+from batch_helpers import require_extra
 from noisegauge import Faithfulness, NoiseSensitivity, evaluate, get_judge
 from noisegauge.judges.adapt import as_judge
 from noisegauge.judges.llm.probe import PROBE_TEXT
 from noisegauge.testing import FakeOpenAIServer
 
-openai = pytest.importorskip("openai", reason="pip install 'noisegauge[openai]'")
+require_extra("openai")
+import openai  # noqa: E402  (after the skip: the extra is there)
 
 KEY = "sk-test-adapters-0123456789"
 ROWS = [

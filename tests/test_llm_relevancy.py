@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
+from batch_helpers import require_extra
 from noisegauge import AnswerRelevancy, NoiseSensitivity, evaluate, get_judge
 from noisegauge.embeddings import get_embedder
 from noisegauge.testing import FakeOpenAIServer
 
-pytest.importorskip("openai", reason="pip install 'noisegauge[openai]'")
+require_extra("openai")
 
 ROW = {"user_input": "Can the Pro plan be cancelled anytime?",
        "response": "The Pro plan can be cancelled anytime. It needs 30 days of notice.",

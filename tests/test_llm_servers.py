@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from batch_helpers import require_extra
 from noisegauge import Verdict, get_judge
 from noisegauge.errors import JudgeUnavailable
 from noisegauge.infra.store import JudgeCache
@@ -21,7 +22,7 @@ from noisegauge.testing import FakeOpenAIServer, FakeRequest, judge_responder
 from noisegauge.testing.fake_openai import overlap_verdict
 from noisegauge.testing.llama_cpp import LlamaCppPythonServer
 
-pytest.importorskip("openai")
+require_extra("openai")
 
 PREMISES = [f"Plan {name} costs {price} dollars per month." for name, price in
             [("Basic", 5), ("Pro", 20), ("Team", 50), ("Max", 90)]]

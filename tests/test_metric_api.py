@@ -64,9 +64,14 @@ def test_result_carries_all_metrics_and_evidence() -> None:
     assert sample.evidence.response_claims[1].leaked_from == (1,)
     row = sample.to_row()
     assert row["response_claims"][1]["bucket"] == "irrelevant_noise"
+    from noisegauge.leaks import text_digest
+
+    chunks = FIELDS["retrieved_contexts"]
     assert row["chunks"] == [
-        {"index": 0, "relevant": True, "entails_reference_claims": [0], "entails_response_claims": [0]},
-        {"index": 1, "relevant": False, "entails_reference_claims": [], "entails_response_claims": [1]},
+        {"index": 0, "relevant": True, "entails_reference_claims": [0], "entails_response_claims": [0],
+         "source": text_digest(chunks[0]), "relevance_from": "judge", "relevant_by_judge": None},
+        {"index": 1, "relevant": False, "entails_reference_claims": [], "entails_response_claims": [1],
+         "source": text_digest(chunks[1]), "relevance_from": "judge", "relevant_by_judge": None},
     ]
 
 

@@ -148,6 +148,26 @@ def test_a_stopped_run_resumes_without_judging_finished_blocks_again(
     assert out.read_bytes() == (tmp_path / "local.jsonl").read_bytes()
 
 
+def test_leak_tables_from_ray_are_the_local_ones(ray_local: Any, tmp_path: Path) -> None:
+    """`noisegauge leaks` on a Ray run's results: the same bytes as on a local run's."""
+    from click.testing import CliRunner
+
+    from leak_corpus import corpus
+    from noisegauge.cli.main import cli
+
+    rows = corpus("ko", ids=False)
+    tables = []
+    for name, engine in (("local", {}), ("ray", {"engine": "ray", "block_size": 5})):
+        out = tmp_path / f"{name}.jsonl"
+        evaluate(rows, out=out, cache=False, progress=False, **engine)  # type: ignore[arg-type]
+        res = CliRunner().invoke(cli, ["leaks", str(out), "--topk", "--json",
+                                       str(tmp_path / f"{name}.json")], catch_exceptions=False)
+        assert res.exit_code == 0, res.output
+        tables.append(((tmp_path / f"{name}.json").read_bytes(), res.output.splitlines()[1:-1]))
+    assert tables[0] == tables[1]
+    assert json.loads(tables[0][0])["sources"][0]["leaked_claims"] == 8
+
+
 def test_llm_judge_limits_hold_for_the_whole_cluster(ray_local: Any, tmp_path: Path,
                                                      fake_openai_server: FakeOpenAIServer) -> None:
     server = fake_openai_server

@@ -17,11 +17,12 @@ from pathlib import Path
 
 import pytest
 
+from batch_helpers import require_extra
 from noisegauge import aevaluate, get_judge
 from noisegauge.judges.canaries import run_canaries
 
 pytestmark = pytest.mark.real_server
-pytest.importorskip("openai")
+require_extra("openai")
 
 PYTHON = os.environ.get("NOISEGAUGE_LLAMA_SERVER_PYTHON", "")
 GGUF = os.environ.get("NOISEGAUGE_GGUF", "")

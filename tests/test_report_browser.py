@@ -160,6 +160,20 @@ def test_a_sample_shows_highlights_and_evidence(page: Any, tmp_path: Path) -> No
     _shot(page, tmp_path, "report-sample.png")
 
 
+def test_the_sources_tab_ranks_the_leaking_chunk_and_opens_its_sample(page: Any,
+                                                                        tmp_path: Path) -> None:
+    page.click('a.tab[data-tab="sources"]')
+    assert page.is_visible("#p-sources") and page.is_visible("#topk svg.lines")
+    first = page.locator("#p-sources table.sources tbody tr").first
+    assert "60-day" in first.inner_text() and "irrelevant noise 1" in first.inner_text()
+    assert "1 source carries 100% of leaked claims" in page.inner_text("#p-sources")
+    assert _fits(page)
+    _shot(page, tmp_path, "report-sources.png")
+    first.locator("a.chip").first.click()
+    assert page.is_visible("#p-sample")
+    assert page.locator("#p-sample .response .hl.b-in").inner_text() == "Team plans need a 60-day notice."
+
+
 def test_hostile_text_renders_as_text(page: Any) -> None:
     page.evaluate("location.hash = 's=0'")
     assert XSS_Q in page.inner_text("#p-sample .question")

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from batch_helpers import ROOT, rows
+from batch_helpers import ROOT, require_extra, rows
 from noisegauge.cli.main import cli
 from noisegauge.infra import secrets
-from noisegauge.infra.secrets import redact, redact_value, register_secret
+from noisegauge.infra.secrets import redact, redact_message, redact_value, register_secret
 
 KEY = "sk-proj-LEAKCANARY0123456789abcdefXYZ"
 OTHER = "zz-NotShapedLikeAKey-98765-canary"  # a key no pattern would catch: the registry must
@@ -25,7 +25,10 @@ def test_redact_registered_env_and_shaped_keys(monkeypatch: pytest.MonkeyPatch) 
     register_secret("short")  # too short to be masked anywhere: ordinary words stay
     monkeypatch.setenv("OPENAI_API_KEY", "env-secret-value-42")
     text = f"a {OTHER} b env-secret-value-42 c sk-abcdefgh12345 d Bearer tok.en-1 short"
-    assert redact(text) == "a *** b *** c sk-*** d Bearer *** short"
+    # The user's data: only the values the process knows are masked, shapes stay.
+    assert redact(text) == "a *** b *** c sk-abcdefgh12345 d Bearer tok.en-1 short"
+    # A library's message or traceback: key-shaped text is masked too.
+    assert redact_message(text) == "a *** b *** c sk-*** d Bearer *** short"
     assert redact_value({"k": [OTHER, 3, {OTHER: None}]}) == {"k": ["***", 3, {"***": None}]}
     monkeypatch.delenv("OPENAI_API_KEY")
     assert redact("env-secret-value-42") == "env-secret-value-42"  # no longer a secret
@@ -52,7 +55,7 @@ def _leaks(paths: list[Path], *streams: str) -> list[str]:
 
 @pytest.fixture
 def echoing(fake_openai_server: Any) -> Any:
-    pytest.importorskip("openai")
+    require_extra("openai")
     fake_openai_server.api_key = KEY
     fake_openai_server.echo_key = True
     return fake_openai_server

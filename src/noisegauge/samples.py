@@ -13,7 +13,8 @@ from typing import Any
 from .engine.matrix import ClaimVerdicts
 from .errors import InvalidSample
 
-__all__ = ["Sample", "MAX_CHUNK_CHARS", "MAX_TEXT_CHARS", "FIELD_ALIASES", "check_sizes"]
+__all__ = ["Sample", "MAX_CHUNK_CHARS", "MAX_TEXT_CHARS", "FIELD_ALIASES", "CHUNK_ID_FIELDS",
+           "RELEVANT_IDS_FIELD", "check_sizes"]
 
 #: The longest question, response, reference or chunk accepted (``max_chars`` changes it):
 #: a longer one is almost certainly a whole document pasted by mistake, and judging it
@@ -30,10 +31,21 @@ FIELD_ALIASES: dict[str, tuple[str, ...]] = {
     "id": ("id", "query_id", "sample_id"),
 }
 
+#: Row fields giving one id per chunk (Ragas' ``retrieved_context_ids``; ``chunk_ids`` is what
+#: our own results and journal write).
+CHUNK_ID_FIELDS: tuple[str, ...] = ("retrieved_context_ids", "chunk_ids")
+#: The row field listing the ids of the chunks a person labelled relevant (Ragas' name).
+RELEVANT_IDS_FIELD = "reference_context_ids"
+#: Keys of a chunk object that give its id, first match wins (RAGChecker's ``doc_id``, a
+#: ``source``, or the same inside the chunk's ``metadata``, as LangChain documents carry it).
+_CHUNK_ID_KEYS = ("doc_id", "id", "source")
+#: Keys of a chunk object that hold its text (LangChain documents use ``page_content``).
+_CHUNK_TEXT_KEYS = ("text", "page_content")
+
 _PRECOMPUTED = ("response_claims", "gt_answer_claims", "answer2response", "response2answer",
                 "retrieved2response", "retrieved2answer")
 _KNOWN = {name for names in FIELD_ALIASES.values() for name in names} | set(_PRECOMPUTED) | {
-    "metadata", "metrics", "chunk_ids"}
+    "metadata", "metrics", *CHUNK_ID_FIELDS, RELEVANT_IDS_FIELD}
 
 
 @dataclass(frozen=True)
@@ -50,6 +62,8 @@ class Sample:
     retrieved_contexts: tuple[str, ...]
     id: str | None = None
     chunk_ids: tuple[str | None, ...] | None = None
+    #: Ids of the chunks a person labelled relevant (``reference_context_ids``); None: no labels.
+    relevant_ids: tuple[str, ...] | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
     #: Claims and verdicts supplied with the input (RAGChecker fields), for ``precomputed``.
     precomputed: ClaimVerdicts | None = None
@@ -78,6 +92,8 @@ class Sample:
         response = _text(record, "response", row, allow_empty=True)
         reference = _text(record, "reference", row, allow_empty=False)
         contexts, chunk_ids = _contexts(record, row)
+        chunk_ids = _row_chunk_ids(record, chunk_ids, len(contexts), row)
+        relevant_ids = _relevant_ids(record, chunk_ids, len(contexts), row)
         sample_id = _id(record, row)
         metadata = record.get("metadata")
         if metadata is None:
@@ -89,6 +105,7 @@ class Sample:
         for name, value in (("user_input", user_input), ("response", response),
                             ("reference", reference), ("retrieved_contexts", contexts),
                             ("id", sample_id), ("chunk_ids", chunk_ids),
+                            ("relevant_ids", relevant_ids),
                             ("metadata", dict(metadata)), ("precomputed", precomputed)):
             object.__setattr__(sample, name, value)
         _validate(sample, row, max_chars)
@@ -101,6 +118,9 @@ class Sample:
             out["id"] = self.id
         out.update(user_input=self.user_input, response=self.response, reference=self.reference,
                    retrieved_contexts=list(self.retrieved_contexts))
+        if self.relevant_ids is not None:  # labels name chunks by id: both travel together
+            out[CHUNK_ID_FIELDS[0]] = list(self.chunk_ids or ())
+            out[RELEVANT_IDS_FIELD] = list(self.relevant_ids)
         if self.metadata:
             out["metadata"] = dict(self.metadata)
         return out
@@ -197,15 +217,88 @@ def _contexts(record: Mapping[str, Any], row: int | None) -> tuple[tuple[str, ..
         if isinstance(item, str):
             texts.append(item)
             ids.append(None)
-        elif isinstance(item, Mapping) and isinstance(item.get("text"), str):
-            texts.append(item["text"])
-            doc_id = item.get("doc_id")
-            ids.append(None if doc_id is None else str(doc_id))
+        elif isinstance(item, Mapping) and (text := _chunk_text(item)) is not None:
+            texts.append(text)
+            doc_id = _chunk_id(item)
+            ids.append(doc_id)
             any_id = any_id or doc_id is not None
         else:
             raise InvalidSample(f"item {j} has type {type(item).__name__}", row=row, field=name,
                                 expected="strings, or objects with a 'text' string")
     return tuple(texts), (tuple(ids) if any_id else None)
+
+
+def _chunk_text(item: Mapping[str, Any]) -> str | None:
+    for key in _CHUNK_TEXT_KEYS:
+        if isinstance(item.get(key), str):
+            return str(item[key])
+    return None
+
+
+def _chunk_id(item: Mapping[str, Any]) -> str | None:
+    """A chunk object's id: ``doc_id``, ``id`` or ``source``, on it or in its ``metadata``."""
+    meta = item.get("metadata")
+    for holder in (item, meta if isinstance(meta, Mapping) else {}):
+        for key in _CHUNK_ID_KEYS:
+            value = holder.get(key)
+            if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value):
+                return str(value)
+    return None
+
+
+def _id_list(value: Any, row: int | None, name: str, expected: str) -> list[str | None]:
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise InvalidSample(f"has type {type(value).__name__}", row=row, field=name,
+                            expected=expected)
+    out: list[str | None] = []
+    for j, v in enumerate(value):
+        if v is None:
+            out.append(None)
+        elif isinstance(v, (str, int)) and not isinstance(v, bool):
+            out.append(str(v))
+        else:
+            raise InvalidSample(f"item {j} has type {type(v).__name__}", row=row, field=name,
+                                expected=expected)
+    return out
+
+
+def _row_chunk_ids(record: Mapping[str, Any], ids: tuple[str | None, ...] | None, n: int,
+                   row: int | None) -> tuple[str | None, ...] | None:
+    """Ids from ``retrieved_context_ids`` (one per chunk), merged with ids on chunk objects."""
+    for name in CHUNK_ID_FIELDS:
+        value = record.get(name)
+        if value is None:
+            continue
+        given = _id_list(value, row, name, "a list of strings, one id per retrieved chunk")
+        if len(given) != n:
+            raise InvalidSample(f"has {len(given)} ids for {n} retrieved chunks", row=row,
+                                field=name, expected="one id per retrieved chunk, in the same order")
+        own = ids or (None,) * n
+        for j, (a, b) in enumerate(zip(given, own, strict=True)):
+            if a is not None and b is not None and a != b:
+                raise InvalidSample(f"says chunk {j} is {a!r} but the chunk says {b!r}", row=row,
+                                    field=name, expected="the same id in both places, or one")
+        merged = tuple(a if a is not None else b for a, b in zip(given, own, strict=True))
+        return merged if any(x is not None for x in merged) else None
+    return ids
+
+
+def _relevant_ids(record: Mapping[str, Any], chunk_ids: tuple[str | None, ...] | None, n: int,
+                  row: int | None) -> tuple[str, ...] | None:
+    value = record.get(RELEVANT_IDS_FIELD)
+    if value is None:
+        return None
+    labels = _id_list(value, row, RELEVANT_IDS_FIELD, "a list of the relevant chunks' ids")
+    # Labels name chunks by id: chunks without one could only ever be read as irrelevant.
+    missing = [j for j, c in enumerate(chunk_ids or ()) if c is None]
+    if n and (chunk_ids is None or missing):
+        where = "the chunks carry no ids" if chunk_ids is None else \
+            f"chunk {missing[0]} has no id"
+        raise InvalidSample(f"labels relevant chunks by id, but {where}", row=row,
+                            field=RELEVANT_IDS_FIELD,
+                            expected="retrieved_context_ids (one per chunk) or a doc_id/source "
+                                     "on each chunk object, so the labels can be matched")
+    return tuple(x for x in labels if x is not None)
 
 
 def _claim_text(claim: Any) -> str:
@@ -269,3 +362,8 @@ def _validate(sample: Sample, row: int | None, max_chars: int = MAX_TEXT_CHARS) 
     if sample.chunk_ids is not None and len(sample.chunk_ids) != len(sample.retrieved_contexts):
         raise InvalidSample("has a different length than retrieved_contexts", row=row,
                             field="chunk_ids", expected="one id per chunk")
+    if sample.relevant_ids is not None and sample.retrieved_contexts and (
+            sample.chunk_ids is None or any(c is None for c in sample.chunk_ids)):
+        raise InvalidSample("labels relevant chunks by id, but not every chunk has an id",
+                            row=row, field=RELEVANT_IDS_FIELD,
+                            expected="chunk_ids (one per chunk) so the labels can be matched")

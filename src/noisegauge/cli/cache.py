@@ -195,6 +195,18 @@ def prune(cache_path: Path | None, older_than: str | None, max_size: str | None)
     click.echo(f"removed {removed:,} answers; {left:,} left; {_human(before)} -> {_human(after)}")
 
 
+def _confirm(question: str) -> bool:
+    """``click.confirm``; with no answer to read (no terminal, stdin empty) a usage error
+    that says to pass --yes (exit 2), not an "interrupted" (130)."""
+    try:
+        return click.confirm(question)
+    except click.Abort:
+        if sys.stdin is not None and sys.stdin.isatty():
+            raise  # Ctrl-C at the prompt: interrupted
+        raise click.UsageError("no answer to the question (not run in a terminal): pass "
+                               "--yes to delete without asking") from None
+
+
 @cache.command()
 @_cache_option
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
@@ -202,7 +214,7 @@ def clear(cache_path: Path | None, yes: bool) -> None:
     """Delete every answer (judge answers and generations)."""
     store = _open(cache_path)
     try:
-        if not yes and not click.confirm(f"delete all {len(store):,} answers in {store.path}?"):
+        if not yes and not _confirm(f"delete all {len(store):,} answers in {store.path}?"):
             click.echo("nothing deleted")
             return
         removed = store.clear()

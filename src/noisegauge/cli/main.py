@@ -20,6 +20,9 @@ COMMANDS: dict[str, str] = {
     "calibrate": "noisegauge.cli.calibrate:calibrate",
     "report": "noisegauge.cli.report:report",
     "cache": "noisegauge.cli.cache:cache",
+    "leaks": "noisegauge.cli.leaks:leaks",
+    "review": "noisegauge.cli.review:review",
+    "estimate": "noisegauge.cli.estimate:estimate",
 }
 
 
@@ -66,9 +69,9 @@ def main(argv: Any = None) -> None:
         _silence_stdout()
         code = 0
     except Exception:
-        from ..infra.secrets import redact
+        from ..infra.secrets import redact_message
 
-        click.echo(redact(traceback.format_exc()), err=True)
+        click.echo(redact_message(traceback.format_exc()), err=True)
         click.echo("noisegauge stopped on an unexpected error (a bug, in noisegauge or in a "
                    "custom judge or pipeline); please report it with the traceback above.",
                    err=True)

@@ -29,12 +29,14 @@ __all__ = ["report"]
 @click.option("--input", "input_path", type=click.Path(path_type=Path, dir_okay=False),
               help="The scored input file, for results whose rows lack the input texts.")
 @click.option("--title", help="Title of the report (default: the results file name).")
+@click.option("--labels", "labels_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="People's labels (`noisegauge review`): adds a 'Checked by people' tab.")
 @click.option("--label", help="This run's name in compare views (default: dataset · judge · date).")
 @click.option("--compare-label", help="The --compare run's name (default: dataset · judge · date).")
 @quiet_option
 def report(results: Path | None, out: Path, compare: Path | None, stress: Path | None,
-           input_path: Path | None, title: str | None, label: str | None,
-           compare_label: str | None, quiet: bool) -> None:
+           input_path: Path | None, title: str | None, labels_path: Path | None,
+           label: str | None, compare_label: str | None, quiet: bool) -> None:
     """Write an HTML report of RESULTS (the JSONL of `noisegauge score --out`).
 
     One file with everything inline (no network): the run, the metric family with
@@ -67,8 +69,13 @@ def report(results: Path | None, out: Path, compare: Path | None, stress: Path |
             if other_name == this_name:  # same dataset, judge and minute: say which is which
                 this_name, other_name = f"{this_name} (this)", f"{other_name} (compared)"
             names = {"label": this_name, "compare_label": other_name}
+        est = None
+        if labels_path is not None:
+            from ..people import estimate
+
+            est = estimate(rows, labels_path)
         path = write_report(out, rows, info=file_info(results, title), compare=other,
-                            stress=stress, **names)
+                            stress=stress, estimate=est, **names)
     except NoiseGaugeError as exc:
         error(str(exc))  # literal: a path with [brackets] must print as it is
         sys.exit(2)

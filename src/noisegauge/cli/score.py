@@ -20,12 +20,13 @@ CSV input: one row per sample with a header; list columns (``retrieved_contexts`
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import itertools
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich import box
@@ -38,20 +39,26 @@ from ..infra.secrets import register_secret
 from ..infra.store import JudgeCache, resolve_cache
 from ..io.readers import FORMATS, Source, open_source
 from ..io.writers import OUTPUT_FORMATS
-from ..judges.base import Judge
+from ..judges.base import Judge, SampleJudge
 from ..judges.canaries import CanaryReport, watch
 from ..judges.llm.modes import MODES
 from ..judges.registry import get_judge
+from ..leaks.text import agreement_line
 from ..runner.evaluate import Report, aevaluate
 from ..runner.journal import journal_path
 from ..runner.plan import Plan, aclose_judges, resolve_metrics
 from ..runner.progress import usage_line
 from ..runner.stats import RunStats
 from ..samples import MAX_TEXT_CHARS
+from ..scoring.labels import RELEVANCE_MODES
 from .ci import bars, ci_options, config_of, gates_of, write_ci_outputs
 from .console import cli_logging, error, note, quiet_option, stdout
+from .estimate import estimate_gates, gate_on_option, print_estimate
 from .gates import Gate, check_gates, parse_gates
 from .judging import check_canaries, endpoint_lines, summary_usage_line
+
+if TYPE_CHECKING:
+    from ..people.estimate import Estimate
 
 __all__ = ["score"]
 
@@ -80,6 +87,9 @@ def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None,
     hint = stats.uncertain_hint()
     if hint:
         console.print(hint)
+    agree = agreement_line(stats.agreement())
+    if agree:
+        console.print(Text(agree))
     st, u = stats.status, stats.usage
     console.print(f"rows {stats.rows:,}: ok {st.get('ok', 0):,}, undefined "
                   f"{st.get('undefined', 0):,}, error {st.get('error', 0):,}")
@@ -93,6 +103,9 @@ def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None,
                  " not in the rows' totals" if c.calls else "")
         console.print(Text(canaries.line() + spent) + (
             Text("") if canaries.ok else Text("  BELOW THE BAR", style="bold red")))
+        console.print(f"  ({canaries.explain()})")
+    elif canaries is not None and canaries.not_run:
+        console.print(f"judge canaries not run: {canaries.not_run}")
     if stats.resumed:
         console.print(f"resumed {stats.resumed:,} rows from an interrupted run; "
                       f"this run: {usage_line(stats)}")
@@ -211,6 +224,18 @@ def _make_judge(spec: str, settings: dict[str, Any]) -> Judge:
 @click.option("--compat", type=click.Choice(COMPAT_MODES),
               help="ragchecker: RAGChecker's computation.py values (0.0) where a metric has no "
                    "denominator, instead of undefined.")
+@click.option("--relevance", type=click.Choice(RELEVANCE_MODES), default="auto",
+              show_default=True,
+              help="Which chunks count as relevant: labels (reference_context_ids), judge "
+                   "(entails a reference claim), both (labels decide; agreement kept for "
+                   "`noisegauge leaks`), auto (labels when a row has them).")
+@click.option("--relevant-ids", "relevant_ids", metavar="FIELD",
+              help="The input field listing the relevant chunks' ids, when it is not "
+                   "reference_context_ids.")
+@click.option("--labels", "labels_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="People's labels (`noisegauge review`): print each metric corrected by "
+                   "them (as `noisegauge estimate`), and a 'Checked by people' tab in --report.")
+@gate_on_option("judge")
 @ci_options
 @click.pass_context
 def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str | None,
@@ -222,7 +247,9 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
           no_canaries: bool, output_mode: str | None, max_concurrency: int | None,
           cache_path: Path | None, no_cache: bool, restart: bool, strict: bool,
           quiet: bool, engine: str, ray_address: str | None, workers: int | None,
-          compat: str | None, config_path: Path | None, junit_path: Path | None,
+          compat: str | None, relevance: str, relevant_ids: str | None,
+          labels_path: Path | None, gate_on: str,
+          config_path: Path | None, junit_path: Path | None,
           markdown_path: Path | None) -> None:
     """Score every row of INPUT (JSONL, JSON, RAGChecker JSON, CSV, Parquet).
 
@@ -245,6 +272,15 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
         raise click.UsageError("--out would overwrite INPUT; choose another file")
     if engine == "local" and (ray_address is not None or workers is not None):
         raise click.UsageError("--ray-address and --workers need --engine ray")
+    if gate_on == "corrected" and labels_path is None:
+        raise click.UsageError("--gate-on corrected needs --labels LABELS")
+    if labels_path is not None:
+        try:  # before any judge call: a bad LABELS file is refused up front
+            from ..people.labels import read_labels
+
+            read_labels(labels_path)
+        except NoiseGaugeError as exc:
+            raise click.BadParameter(str(exc), param_hint="--labels") from None
     try:
         cfg = config_of(config_path)
     except NoiseGaugeError as exc:
@@ -267,8 +303,10 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
                 quiet=quiet, concurrency=concurrency, max_chars=max_chars,
                 failures=max_consecutive_failures, report_path=report_path,
                 compat=check_compat(compat), canaries_on=not no_canaries,
-                keep_rows=report_path is not None or ci_files,
-                scale={"engine": engine, "ray_address": ray_address, "workers": workers})
+                keep_rows=report_path is not None or ci_files or labels_path is not None,
+                people_labels=labels_path,
+                scale={"engine": engine, "ray_address": ray_address, "workers": workers},
+                relevance_opts={"relevance": relevance, "relevant_ids": relevant_ids})
         except InvalidSample as exc:
             error(f"{exc}; stopped (--strict). {_saved(out)}")
             raise SystemExit(EXIT_USAGE) from None
@@ -292,16 +330,33 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
                          junit=junit_path, markdown=markdown_path,
                          judges=_judges_with(report, canaries),
                          elapsed=time.monotonic() - started)
+    est = _estimate(report, labels_path) if labels_path is not None else None
     raise SystemExit(_finish(report.stats, gates, out, cache_file, max_error_rate, allow_errors,
-                             (judge,), canaries))
+                             (judge,), canaries, est, gate_on))
+
+
+def _estimate(report: Report, labels: Path) -> Estimate | None:
+    from ..people import estimate
+
+    try:
+        return estimate(list(report.rows()), labels)
+    except NoiseGaugeError as exc:
+        error(f"--labels: {exc}")
+        return None
 
 
 def _finish(stats: RunStats, gates: list[Gate], out: Path | None, cache_file: Path | None,
             max_error_rate: float | None, allow_errors: bool, judges: tuple[Any, ...] = (),
-            canaries: CanaryReport | None = None) -> int:
+            canaries: CanaryReport | None = None, est: Estimate | None = None,
+            gate_on: str = "judge") -> int:
     """Print the summary and what failed; return the exit code."""
     summary = stats.summary()
-    failed = check_gates(gates, lambda name: summary[name].mean)
+    if gate_on == "corrected":
+        failed = (estimate_gates(gates, est, "corrected") if est is not None else
+                  [f"--gate-on corrected: no estimate from --labels, so {len(gates)} gate(s) "
+                   "cannot pass"] if gates else [])
+    else:
+        failed = check_gates(gates, lambda name: summary[name].mean)
     errors, rows = stats.status.get("error", 0), stats.rows
     rate = max_error_rate if max_error_rate is not None else (
         0.0 if gates and not allow_errors else None)
@@ -309,6 +364,10 @@ def _finish(stats: RunStats, gates: list[Gate], out: Path | None, cache_file: Pa
         failed.append(f"--max-error-rate {rate:g}: {errors:,} of {rows:,} rows are errors "
                       f"({errors / rows:.1%})")
     _print_summary(stats, out, cache_file, judges, canaries)
+    if est is not None and est.metrics:
+        print_estimate(est)
+    elif est is not None:
+        note("--labels: no sample is completely labelled yet; nothing to correct")
     if errors:
         _print_errors(stats)
     for message in failed:
@@ -329,7 +388,9 @@ def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: 
          concurrency: int, max_chars: int, failures: int,
          report_path: Path | None = None, compat: Compat | None = None,
          canaries_on: bool = True, keep_rows: bool = False,
-         scale: dict[str, Any] | None = None) -> tuple[Report, Path | None, Judge, CanaryReport]:
+         scale: dict[str, Any] | None = None,
+         relevance_opts: dict[str, Any] | None = None,
+         people_labels: Path | None = None) -> tuple[Report, Path | None, Judge, CanaryReport]:
     source = _open_input(input_path, input_format)
     if out is not None:
         _check_writable(out)  # before the probe and canaries spend judge calls
@@ -360,7 +421,8 @@ def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: 
                                    progress=not quiet, keep_results=keep_rows,
                                    max_chars=max_chars,
                                    max_consecutive_failures=failures or None,
-                                   compat=compat, on_start=before_rows, **scale)
+                                   compat=compat, on_start=before_rows, **scale,
+                                   **(relevance_opts or {}))
         finally:
             finish = getattr(watched, "finish", None)
             if callable(finish):
@@ -372,16 +434,27 @@ def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: 
     finally:
         if store is not None:
             store.close()
+    if canaries_on and not canaries.total and not isinstance(judge, SampleJudge):
+        canaries.not_run = ("no request reached the judge (every answer came from the cache or "
+                            "an earlier run's journal), so there was nothing to vouch for")
     if report_path is not None:
-        _write_report(report_path, input_path, report, canaries)
+        _write_report(report_path, input_path, report, canaries, people_labels)
     return report, (store.path if store is not None else None), judge, canaries
 
 
-def _write_report(path: Path, input_path: Path, report: Report, canaries: CanaryReport) -> None:
+def _write_report(path: Path, input_path: Path, report: Report, canaries: CanaryReport,
+                  labels: Path | None = None) -> None:
     from ..report import RunInfo, now_text, write_report
 
     stamp = now_text()
-    write_report(path, list(report.rows()),
+    rows = list(report.rows())
+    est = None
+    if labels is not None:
+        from ..people import estimate
+
+        with contextlib.suppress(NoiseGaugeError):  # said once, with the summary
+            est = estimate(rows, labels)
+    write_report(path, rows, estimate=est,
                  info=RunInfo(title=input_path.name, source=str(input_path),
                               judges=_judges_with(report, canaries), scored_at=stamp,
                               generated_at=stamp))

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..verdicts import Verdict
 from .matrix import ClaimVerdicts, VerdictScores
-from .metrics import chunk_relevance, claim_flags
+from .metrics import claim_flags, relevance_of
 
 __all__ = ["Bucket", "MisattributedSpan", "ResponseClaimEvidence", "ReferenceClaimEvidence", "ChunkEvidence",
            "Evidence", "build_evidence"]
@@ -69,6 +70,19 @@ class ChunkEvidence:
     relevant: bool
     entails_reference_claims: tuple[int, ...]
     entails_response_claims: tuple[int, ...]
+    #: The chunk's source: its id when the data gives one, else a digest of its text.
+    source: str | None = None
+    #: Where ``relevant`` came from: "labels" (people's) or "judge" (entails a reference claim).
+    relevance_from: str | None = None
+    #: The judge's reading when labels decided ``relevant`` (``--relevance both``).
+    relevant_by_judge: bool | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "relevant": self.relevant,
+                "entails_reference_claims": list(self.entails_reference_claims),
+                "entails_response_claims": list(self.entails_response_claims),
+                "source": self.source, "relevance_from": self.relevance_from,
+                "relevant_by_judge": self.relevant_by_judge}
 
 
 @dataclass(frozen=True)
@@ -103,11 +117,7 @@ class Evidence:
                  "chunk_scores": None if c.chunk_scores is None else list(c.chunk_scores),
                  "uncertain": list(c.uncertain)}
                 for c in self.reference_claims],
-            "chunks": [
-                {"index": c.index, "relevant": c.relevant,
-                 "entails_reference_claims": list(c.entails_reference_claims),
-                 "entails_response_claims": list(c.entails_response_claims)}
-                for c in self.chunks],
+            "chunks": [c.to_dict() for c in self.chunks],
         }
 
 
@@ -123,9 +133,10 @@ def _indices(row: tuple[Verdict, ...], verdict: Verdict) -> tuple[int, ...]:
     return tuple(j for j, v in enumerate(row) if v is verdict)
 
 
-def build_evidence(cv: ClaimVerdicts) -> Evidence:
-    """Evidence derived from the same flags the metrics use, so the two always agree."""
-    rel = chunk_relevance(cv)
+def build_evidence(cv: ClaimVerdicts, relevant: Sequence[bool] | None = None) -> Evidence:
+    """Evidence derived from the same flags the metrics use, so the two always agree
+    (``relevant``: as in ``compute_metrics``)."""
+    rel = relevance_of(cv, relevant)
     f = claim_flags(cv, rel)
     sc = cv.scores
     resp: list[ResponseClaimEvidence] = []

@@ -26,8 +26,8 @@ from ..errors import InvalidInput
 from ..verdicts import Verdict
 from .matrix import ClaimVerdicts
 
-__all__ = ["COMPAT_MODES", "Compat", "METRIC_CHECKS", "METRIC_NAMES", "METRIC_RANGE", "MetricValue", "check_compat",
-           "chunk_relevance", "claim_flags", "compute_metrics"]
+__all__ = ["COMPAT_MODES", "Compat", "METRIC_CHECKS", "METRIC_NAMES", "METRIC_RANGE", "MetricValue",
+           "check_compat", "chunk_relevance", "claim_flags", "compute_metrics", "relevance_of"]
 
 #: ``None`` is our default (typed undefined); ``"ragchecker"`` reproduces its computation.py.
 Compat = Literal["ragchecker"]
@@ -133,17 +133,32 @@ def check_compat(compat: object) -> Compat | None:
                        "(or None, the default: a metric without a denominator is undefined)")
 
 
-def compute_metrics(cv: ClaimVerdicts, *, compat: Compat | None = None) -> dict[str, MetricValue]:
+def relevance_of(cv: ClaimVerdicts, relevant: Sequence[bool] | None) -> tuple[bool, ...]:
+    """``relevant`` (one flag per chunk, e.g. from people's labels), checked for shape; None:
+    the judge's (``chunk_relevance``)."""
+    if relevant is None:
+        return chunk_relevance(cv)
+    rel = tuple(bool(r) for r in relevant)
+    if len(rel) != cv.n_chunks:
+        raise ValueError(f"relevant has {len(rel)} flags, expected one per chunk ({cv.n_chunks})")
+    return rel
+
+
+def compute_metrics(cv: ClaimVerdicts, *, compat: Compat | None = None,
+                    relevant: Sequence[bool] | None = None) -> dict[str, MetricValue]:
     """Every RAGChecker metric for one sample, keyed by the names in ``METRIC_NAMES``;
-    ``compat="ragchecker"`` for RAGChecker's values where a denominator is empty."""
-    out = _typed_metrics(cv)
+    ``compat="ragchecker"`` for RAGChecker's values where a denominator is empty.
+    ``relevant``: which chunks are relevant, when known otherwise than from the judge (labels);
+    by default a chunk is relevant iff it entails a reference claim."""
+    out = _typed_metrics(cv, relevant)
     return out if check_compat(compat) is None else _ragchecker_empties(cv, out)
 
 
-def _typed_metrics(cv: ClaimVerdicts) -> dict[str, MetricValue]:
-    rel = chunk_relevance(cv)
+def _typed_metrics(cv: ClaimVerdicts, relevant: Sequence[bool] | None = None) -> dict[str, MetricValue]:
+    rel = relevance_of(cv, relevant)
     f = claim_flags(cv, rel)
-    has_ref = bool(cv.reference_claims)
+    # Labels say which chunks are relevant without any reference claim; the judge cannot.
+    has_ref = bool(cv.reference_claims) or relevant is not None
     out: dict[str, MetricValue] = {}
 
     # Generator-side metrics: denominator = response claims.

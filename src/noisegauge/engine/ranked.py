@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .matrix import ClaimVerdicts
-from .metrics import NO_CHUNKS, NO_RELEVANCE, MetricValue, chunk_relevance
+from .metrics import NO_CHUNKS, NO_RELEVANCE, MetricValue, relevance_of
 
 __all__ = ["RANKED_CONTEXT_PRECISION", "ranked_context_precision", "ranked_precision"]
 
@@ -34,7 +34,8 @@ def ranked_precision(relevant: Sequence[bool]) -> float:
     return total / hits if hits else 0.0
 
 
-def ranked_context_precision(cv: ClaimVerdicts) -> MetricValue:
+def ranked_context_precision(cv: ClaimVerdicts,
+                             relevant: Sequence[bool] | None = None) -> MetricValue:
     """``context_precision_ranked`` for one sample.
 
     Undefined without chunks or without reference claims (relevance cannot be judged).
@@ -43,6 +44,6 @@ def ranked_context_precision(cv: ClaimVerdicts) -> MetricValue:
     """
     if cv.n_chunks == 0:
         return MetricValue(None, NO_CHUNKS)
-    if not cv.reference_claims:
+    if not cv.reference_claims and relevant is None:
         return MetricValue(None, NO_RELEVANCE)
-    return MetricValue(ranked_precision(chunk_relevance(cv)))
+    return MetricValue(ranked_precision(relevance_of(cv, relevant)))

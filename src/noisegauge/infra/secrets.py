@@ -1,4 +1,5 @@
-"""Secrets never leave the process: one registry of secret values and one ``redact(text)``.
+"""Secrets never leave the process: one registry of secret values, ``redact(text)`` and
+``redact_message(text)``.
 
 Judges and pipelines register the keys they are given (``register_secret(key)``); keys in
 the usual environment variables (``OPENAI_API_KEY``...) count without registering. Every
@@ -7,8 +8,11 @@ filter and the CLI's stderr messages, the journal and the result writers, the ca
 values and the stress report files. An endpoint that echoes a key back in an answer, an
 error or a claim therefore never gets it into a byte noisegauge writes.
 
-Besides exact values, bearer tokens and ``sk-...``-shaped keys are masked, for keys that
-reached a message without being registered.
+``redact`` masks only the values the process knows, so the user's own text is never
+altered: an id ``sb25-sk-prorated`` or a SKU ``sk-2041-blue`` is written as it was read.
+Text that did not come from the user's data (exception messages and tracebacks of
+providers and client libraries) goes through ``redact_message``, which also masks bearer
+tokens and ``sk-...``-shaped keys that reached a message without being registered.
 """
 
 from __future__ import annotations
@@ -19,8 +23,8 @@ import re
 import threading
 from typing import Any
 
-__all__ = ["MASK", "RedactingFilter", "redact", "redact_value", "register_secret",
-           "register_secret_header", "secret_values"]
+__all__ = ["MASK", "RedactingFilter", "redact", "redact_message", "redact_value",
+           "register_secret", "register_secret_header", "secret_values"]
 
 MASK = "***"
 #: Shorter values are not masked: they would match ordinary words ("test", "none").
@@ -76,10 +80,18 @@ def secret_values() -> tuple[str, ...]:
 
 
 def redact(text: str) -> str:
-    """``text`` with every secret value, bearer token and ``sk-`` key replaced by ``***``."""
+    """``text`` with every secret value the process knows replaced by ``***`` (nothing
+    else: this is what every written byte of the user's data goes through)."""
     for value in secret_values():
         if value in text:
             text = text.replace(value, MASK)
+    return text
+
+
+def redact_message(text: str) -> str:
+    """``redact``, and bearer tokens and ``sk-`` keys masked by their shape: for messages
+    and tracebacks of providers and libraries, never for the user's data."""
+    text = redact(text)
     if "sk-" in text:
         text = _SK.sub("sk-" + MASK, text)
     if "earer" in text or "EARER" in text:
@@ -107,10 +119,11 @@ class RedactingFilter(logging.Filter):
         except Exception:  # a bad format string: let the handler report it as usual
             return True
         record.msg, record.args = redact(message), None
+        # A traceback is the libraries' text, not the user's: shapes are masked there too.
         if record.exc_info and not record.exc_text:
-            record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
         if record.exc_text:
-            record.exc_text = redact(record.exc_text)
+            record.exc_text = redact_message(record.exc_text)
         return True
 
 

@@ -22,17 +22,22 @@ from .encoding import byte_lines, open_text, sniff_encoding
 from .ragas import object_row, unwrap_dataset
 from .rows import (
     KNOWN_COLUMNS,
-    MAX_DEPTH,
     RawRow,
     clean_tabular,
     fingerprint,
     record_row,
+    too_deep,
+    too_deep_row,
 )
 
-__all__ = ["FORMATS", "InputFormat", "Source", "detect_format", "open_source", "sniff_encoding"]
+__all__ = ["FORMATS", "InputFormat", "Source", "detect_format", "open_source", "relabel",
+           "sniff_encoding"]
 
 InputFormat = Literal["jsonl", "json", "ragchecker", "csv", "parquet"]
 FORMATS: tuple[str, ...] = ("jsonl", "json", "ragchecker", "csv", "parquet")
+#: A JSON document nested deeper is refused whole, on every Python (records deeper than
+#: ``MAX_DEPTH`` are error rows; this bounds the document a parser must hold).
+MAX_DOCUMENT_DEPTH = 256
 _EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv",
                ".tsv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 _BATCH = 1024
@@ -72,6 +77,30 @@ def open_source(dataset: Any, format: str | None = None) -> Source:
             "a pandas DataFrame, a datasets.Dataset, or a path to JSONL/JSON/CSV/Parquet")
     total = len(dataset) if isinstance(dataset, Sized) else None
     return Source(_object_rows(dataset), total, type(dataset).__name__)
+
+
+def relabel(source: Source, field: str) -> Source:
+    """``source`` whose records read their relevance labels from ``field`` (another format's
+    name for Ragas' ``reference_context_ids``). A row without the field keeps none."""
+    from ..samples import RELEVANT_IDS_FIELD
+
+    def rows() -> Iterator[RawRow]:
+        for raw in source:
+            if raw.record is not None and field != RELEVANT_IDS_FIELD:
+                record = {k: v for k, v in raw.record.items() if k != RELEVANT_IDS_FIELD}
+                if raw.record.get(field) is not None:
+                    value = raw.record[field]
+                    if isinstance(value, str) and value.strip()[:1] == "[":
+                        try:  # a CSV cell holding a JSON list
+                            value = json.loads(value)
+                        except json.JSONDecodeError:
+                            pass  # left as text: Sample validation names the field and the fix
+                    record[RELEVANT_IDS_FIELD] = value
+                raw = RawRow(raw.index, raw.fingerprint, record=record, sample=raw.sample,
+                             error=raw.error, value=raw.value)
+            yield raw
+
+    return Source(rows(), source.total, source.name)
 
 
 def _object_rows(items: Iterable[Any]) -> Iterator[RawRow]:
@@ -191,9 +220,7 @@ def _jsonl_rows(path: Path, encoding: str = "utf-8") -> Iterator[RawRow]:
                 f"line {lineno}: invalid JSON ({exc.msg} at column {exc.colno})", row=index,
                 expected="one JSON object per line"))
         except RecursionError:
-            yield RawRow(index, fp, error=InvalidSample(
-                f"line {lineno}: nested more than {MAX_DEPTH} levels deep", row=index,
-                expected="one JSON object per line"))
+            yield too_deep_row(index, fp, f"line {lineno}")
         else:
             yield record_row(index, record, fp=fp, where=f"line {lineno}")
         index += 1
@@ -215,8 +242,16 @@ def _json_source(path: Path, fmt: str, encoding: str = "utf-8") -> Source:
         raise InvalidInput(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column "
                            f"{exc.colno}); JSON Lines files should end in .jsonl") from exc
     except RecursionError:
-        raise InvalidInput(f"{path}: nested too deeply to read as one JSON document; write one "
-                           "record per line (JSONL) so a bad record is one error row") from None
+        data = None
+        deep = True
+    else:
+        # Where the parser gives up depends on the Python version (3.12 parses what 3.11
+        # refuses), so one fixed limit decides, the same everywhere.
+        deep = too_deep(data, MAX_DOCUMENT_DEPTH)
+    if deep:
+        raise InvalidInput(f"{path}: nested too deeply to read as one JSON document (more than "
+                           f"{MAX_DOCUMENT_DEPTH} levels); write one record per line (JSONL) so "
+                           "a bad record is one error row")
     if isinstance(data, Mapping) and isinstance(data.get("results"), list):
         data = data["results"]
     elif fmt == "ragchecker":

@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import InvalidSample
 from ..samples import FIELD_ALIASES, Sample
 
-__all__ = ["KNOWN_COLUMNS", "MAX_DEPTH", "RawRow", "clean_tabular", "find_bad_text", "fingerprint", "input_record",
+__all__ = ["KNOWN_COLUMNS", "MAX_DEPTH", "RawRow", "clean_tabular", "find_bad_text", "fingerprint", "too_deep_row", "input_record",
            "record_row", "sample_record", "sample_row", "too_deep"]
 
 #: Deepest nesting of lists and objects accepted in a row (a real row needs about 4).
@@ -25,7 +25,8 @@ MAX_DEPTH = 64
 #: Fields whose value is a list or object; tabular sources (CSV) carry them as JSON text.
 JSON_FIELDS = frozenset(FIELD_ALIASES["retrieved_contexts"]) | {
     "response_claims", "gt_answer_claims", "answer2response", "response2answer",
-    "retrieved2response", "retrieved2answer", "metadata", "chunk_ids", "ground_truths"}
+    "retrieved2response", "retrieved2answer", "metadata", "chunk_ids", "ground_truths",
+    "retrieved_context_ids", "reference_context_ids"}
 
 #: Column names a table of samples (or of distractor chunks) may have; a CSV whose first
 #: line names none of them has no header.
@@ -98,13 +99,21 @@ def find_bad_text(value: Any, path: str = "") -> str | None:
     return None
 
 
+def too_deep_row(index: int, fp: str, where: str = "") -> RawRow:
+    """The error row of a record nested deeper than ``MAX_DEPTH`` (one message whether the
+    JSON parser gave up on it or the record was checked after parsing: which of the two
+    happens depends on the Python version's recursion limits)."""
+    prefix = f"{where}: " if where else ""
+    return RawRow(index, fp, error=InvalidSample(
+        f"{prefix}nested more than {MAX_DEPTH} levels deep", row=index,
+        expected="an object with user_input, response, reference, retrieved_contexts"))
+
+
 def record_row(index: int, record: Any, *, fp: str | None = None, where: str = "") -> RawRow:
     """Check the generic shape of a decoded record (an object, valid UTF-8)."""
     prefix = f"{where}: " if where else ""
     if too_deep(record):
-        return RawRow(index, fp or fingerprint(repr(type(record)).encode()), error=InvalidSample(
-            f"{prefix}nested more than {MAX_DEPTH} levels deep", row=index,
-            expected="an object with user_input, response, reference, retrieved_contexts"))
+        return too_deep_row(index, fp or fingerprint(repr(type(record)).encode()), where)
     digest = fp or _record_fingerprint(record)
     if not isinstance(record, Mapping):
         return RawRow(index, digest, error=InvalidSample(

@@ -18,7 +18,7 @@ import contextvars
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from .._identity import identity_of
 from ..verdicts import Verdict
@@ -81,18 +81,41 @@ def judge_identity(judge: object) -> dict[str, Any]:
 
 class JudgeWrapper:
     """Base of judges that wrap another (the cache, the canaries' watch): the wrapped
-    judge's identity, and its other attributes (model, settings) read through."""
+    judge's identity, and the attributes named in ``FORWARDED`` that the wrapped judge has
+    and the wrapper does not define itself.
+
+    Forwarding is declared, not found through ``__getattr__``: since Python 3.12
+    ``isinstance`` against a runtime-checkable protocol (``ScoredChecker``...) looks
+    attributes up statically, so a capability only reached through ``__getattr__`` is
+    missed there and a run silently loses it. Forwarded attributes are set on the instance,
+    which every Python's ``isinstance`` sees.
+    """
+
+    #: What a wrapper reads through from the judge it wraps (when that judge has it).
+    FORWARDED: ClassVar[tuple[str, ...]] = (
+        "check_many", "check_many_scored", "uncertain_band", "judge_sample",
+        "extract_with_questions", "questions_version", "find_sources", "finds_sources",
+        "probe", "aclose", "endpoint_report", "use_store", "stats", "model")
 
     def __init__(self, judge: Judge) -> None:
         self.inner = judge
+        self._forward()
+
+    def _forward(self) -> None:
+        for name in self.FORWARDED:
+            if not hasattr(type(self), name) and hasattr(self.inner, name):
+                self.__dict__[name] = getattr(self.inner, name)
 
     def identity(self) -> dict[str, Any]:
         return judge_identity(self.inner)
 
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name == "inner":
-            raise AttributeError(name)
-        return getattr(self.inner, name)
+    def __getstate__(self) -> dict[str, Any]:
+        # Forwarded bound methods are not pickled: they are set again from ``inner``.
+        return {k: v for k, v in self.__dict__.items() if k not in self.FORWARDED}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._forward()
 
 
 @dataclass

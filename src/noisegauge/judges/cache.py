@@ -10,8 +10,9 @@ one, for audits (``noisegauge cache show KEY``).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from ..infra.store import JudgeCache
@@ -28,20 +29,75 @@ from .base import (
     record_usage,
 )
 
-__all__ = ["CachedJudge", "ScoredCachedJudge", "with_cache"]
+__all__ = ["CachedJudge", "Gate", "GateFailed", "ScoredCachedJudge", "with_cache"]
 
 _CODE = {Verdict.ENTAILED: "e", Verdict.NEUTRAL: "n", Verdict.CONTRADICTED: "c"}
 _DECODE = {c: v for v, c in _CODE.items()}
 
 
+_OPENING: contextvars.ContextVar[bool] = contextvars.ContextVar("noisegauge_gate_opening",
+                                                               default=False)
+
+
+class GateFailed(Exception):
+    """The work before the first uncached request failed (``error``): the run stops.
+    Not a ``JudgeError``, so no row swallows it; ``aevaluate`` raises ``error`` itself."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+        super().__init__(str(error))
+
+
+class Gate:
+    """Work done once, before the first judge request that the cache cannot answer (the
+    probe and the canaries), so a rerun whose answers are all cached makes no call at all
+    and needs no endpoint. Requests made by that work itself pass straight through."""
+
+    def __init__(self, opener: Callable[[], Awaitable[None]]) -> None:
+        self._opener = opener
+        self._lock: asyncio.Lock | None = None
+        self.opened = False
+        self.error: BaseException | None = None
+
+    async def open(self) -> None:
+        if _OPENING.get():
+            return
+        if not self.opened:
+            self._lock = self._lock or asyncio.Lock()
+            async with self._lock:
+                if not self.opened:
+                    await self._open()
+        if self.error is not None:
+            raise GateFailed(self.error)
+
+    async def _open(self) -> None:
+        # In a context of its own: the probe and canaries are billed to their own report,
+        # not to the row whose request happened to come first.
+        context = contextvars.Context()
+        context.run(_OPENING.set, True)
+        try:
+            await context.run(asyncio.ensure_future, self._opener())
+        except asyncio.CancelledError:
+            raise  # not opened: the next request tries again
+        except Exception as exc:
+            self.error = exc
+        self.opened = True
+
+
 class CachedJudge(JudgeWrapper):
     """Answers from the cache when it has them (recorded as ``Usage(cached_calls=1)``, no
-    call), else from the wrapped judge, whose answer is then stored."""
+    call), else from the wrapped judge, whose answer is then stored. ``gate``: opened before
+    the first request the cache cannot answer."""
 
     def __init__(self, judge: Judge, store: JudgeCache) -> None:
         super().__init__(judge)
         self.store = store
         self._ns = json.dumps(judge_identity(judge), sort_keys=True, default=str)
+        self.gate: Gate | None = None
+
+    async def _before_call(self) -> None:
+        if self.gate is not None:
+            await self.gate.open()
 
     async def extract(self, text: str, question: str | None = None) -> list[str]:
         key = self.store.key(self._ns, "extract", text, question)
@@ -49,6 +105,7 @@ class CachedJudge(JudgeWrapper):
         if isinstance(hit, list) and all(isinstance(c, str) for c in hit):
             record_usage(Usage(cached_calls=1))
             return hit
+        await self._before_call()
         with capture_raw() as raw:
             claims = await self.inner.extract(text, question)
         if isinstance(claims, list) and all(isinstance(c, str) for c in claims):
@@ -75,6 +132,7 @@ class CachedJudge(JudgeWrapper):
         if hit is not None:
             record_usage(Usage(cached_calls=1))
             return hit
+        await self._before_call()
         with capture_raw() as raw:
             verdicts = await self.inner.check(premise, claims)
         self._save("check", premise, claims, verdicts, raw)
@@ -99,6 +157,7 @@ class CachedJudge(JudgeWrapper):
         if not missing:
             return [f for f in found if f is not None]
         todo = [premises[j] for j in missing]
+        await self._before_call()
         if batch:
             # One call answers every premise: each keeps that call's raw answers.
             with capture_raw() as raw:
@@ -127,6 +186,7 @@ class CachedJudge(JudgeWrapper):
                 hit.get("questions"), list):
             record_usage(Usage(cached_calls=1))
             return hit
+        await self._before_call()
         with capture_raw() as raw:
             out = await inner(text, question, n)
         if isinstance(out, Mapping) and isinstance(out.get("claims"), list) and isinstance(
@@ -139,7 +199,9 @@ class CachedJudge(JudgeWrapper):
                            claims: Sequence[str]) -> Any:
         """The wrapped judge's misattribution sources (when it offers them), cached."""
         inner = getattr(self.inner, "find_sources", None)
-        if not callable(inner):
+        # Nothing to ask, or a judge that says it would not ask: no request, cached or not.
+        if not callable(inner) or not claims or not chunks or not getattr(
+                self.inner, "finds_sources", True):
             return None
         key = self.store.key(self._ns, "find_sources", question, reference, list(chunks),
                              list(claims))
@@ -147,6 +209,7 @@ class CachedJudge(JudgeWrapper):
         if isinstance(hit, list) and len(hit) == len(claims):
             record_usage(Usage(cached_calls=1))
             return hit
+        await self._before_call()
         with capture_raw() as raw:
             found = await inner(question, reference, chunks, claims)
         if isinstance(found, list) and len(found) == len(claims):
@@ -173,13 +236,17 @@ class ScoredCachedJudge(CachedJudge):
             record_usage(Usage(cached_calls=1))
             return [f for f in found if f is not None]
         inner: ScoredChecker = self.inner  # type: ignore[assignment]
-        fresh = await inner.check_many_scored([premises[j] for j in missing], claims)
+        await self._before_call()
+        with capture_raw() as raw:
+            fresh = await inner.check_many_scored([premises[j] for j in missing], claims)
         if len(fresh) != len(missing):
             return list(fresh)  # malformed: let the scorer's shape check report it
         for j, row in zip(missing, fresh, strict=True):
             if len(row) == len(claims) and all(isinstance(v, Verdict) for v, _ in row):
+                # With its producer, like every other entry (``cache info`` names it).
                 self.store.put(keys[j], {"v": "".join(_CODE[v] for v, _ in row),
-                                         "s": [float(x) for _, x in row]})
+                                         "s": [float(x) for _, x in row]}, raw=raw,
+                               namespace=self._ns, method="check_many_scored")
             found[j] = row
         return [f if f is not None else [] for f in found]
 

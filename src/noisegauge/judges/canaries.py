@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -135,6 +136,8 @@ class CanaryReport:
     results: list[ProbeResult] = field(default_factory=list)
     during: list[ProbeResult] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)  #: what the probes cost (not in the run's)
+    #: Why no probe ran although canaries were on (every answer came from the cache...).
+    not_run: str | None = None
 
     @property
     def passed(self) -> int:
@@ -167,6 +170,18 @@ class CanaryReport:
         if self.during:
             text += f", during the run {sum(r.passed for r in self.during)}/{len(self.during)}"
         return text
+
+    def explain(self) -> str:
+        """What the canary line measures, and what to do below the bar."""
+        need = math.ceil(THRESHOLD * self.total)
+        what = (f"known-answer probes passed: a claim against its own text, a swapped number, "
+                f"date or plan, an unrelated premise, a two-fact extraction, in English and "
+                f"Korean; the bar is {need}/{self.total} with each kind of check passed once")
+        if self.ok:
+            return f"{what}. At or above it, the judge reads these basics right."
+        return (f"{what}. Below it this judge's scores are not trustworthy: check that the "
+                "endpoint serves the model you named, try a stronger model, or compare with "
+                "--judge lexical; --strict stops before the rows cost anything.")
 
     def warning(self) -> str | None:
         """A loud message when the judge looks unfit, naming what it got wrong."""

@@ -14,13 +14,17 @@ import datetime as _dt
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..infra.secrets import redact
 from .compare import compare_runs
 from .data import ChunkTable, RunInfo, build_model, read_results, sample_view
 from .html import render_page
+from .people import people_section
 from .stressview import load_stress
+
+if TYPE_CHECKING:
+    from ..people.estimate import Estimate
 
 __all__ = ["RunInfo", "file_info", "now_text", "read_results", "render_report", "run_label",
            "write_report"]
@@ -40,9 +44,11 @@ def _judges(rows: Sequence[Mapping[str, Any]]) -> tuple[Mapping[str, Any], ...]:
 def render_report(rows: Sequence[Mapping[str, Any]], *, title: str = "noisegauge run",
                   info: RunInfo | None = None,
                   compare: Sequence[Mapping[str, Any]] | None = None, compare_label: str = "other",
-                  label: str = "this run", stress: str | os.PathLike[str] | None = None) -> str:
+                  label: str = "this run", stress: str | os.PathLike[str] | None = None,
+                  estimate: Estimate | None = None) -> str:
     """The report of result ``rows`` (the ``score --out`` JSONL shape) as an HTML string;
-    ``compare``: rows of another run of the same inputs; ``stress``: a stress output dir."""
+    ``compare``: rows of another run of the same inputs; ``stress``: a stress output dir;
+    ``estimate``: people's labels against these rows (``noisegauge.people.estimate``)."""
     if info is None:
         info = RunInfo(title=title, judges=_judges(rows), generated_at=now_text())
     elif not info.judges:
@@ -55,7 +61,9 @@ def render_report(rows: Sequence[Mapping[str, Any]], *, title: str = "noisegauge
         table: ChunkTable = model.chunks
         other_views = [sample_view(r, p, model.names, table) for p, r in enumerate(compare)]
     view = load_stress(Path(stress)) if stress is not None else None
-    return render_page(model, comparison=comparison, other_samples=other_views, stress=view)
+    people = people_section(estimate) if estimate is not None and estimate.metrics else None
+    return render_page(model, comparison=comparison, other_samples=other_views, stress=view,
+                       people=people)
 
 
 def write_report(path: str | os.PathLike[str], rows: Sequence[Mapping[str, Any]], **kwargs: Any) -> Path:

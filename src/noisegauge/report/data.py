@@ -10,7 +10,7 @@ again and again), and claims are compact lists, so a 1,000-sample report stays s
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,10 +19,11 @@ from ..engine.metrics import METRIC_NAMES
 from ..engine.summary import MetricSummary, summarize
 from ..errors import InvalidInput, InvalidSample
 from ..judges.base import Usage
+from ..leaks.aggregate import Leaks, tally
 from .align import best_unit, locate
 from .diagnosis import Point, Verdict, diagnose
 
-__all__ = ["BUCKETS", "DIAGNOSTICS", "RunInfo", "Model", "ChunkTable", "read_results",
+__all__ = ["BUCKETS", "DIAGNOSTICS", "RunInfo", "Model", "ChunkTable", "iter_results", "read_results",
            "fill_inputs", "sample_view", "build_model"]
 
 #: bucket -> (short code used in the page data, label)
@@ -36,6 +37,8 @@ BUCKETS: dict[str, tuple[str, str]] = {
 }
 #: Diagnostic columns beside the metric family (never part of its algebra).
 DIAGNOSTICS: tuple[str, ...] = ("noise_misattribution",)
+#: Sources listed in the report's Sources tab (the rest are counted in its headline).
+SOURCES_SHOWN = 20
 #: A chunk's sentence must hold this share of a claim's words to be marked as its evidence.
 EVIDENCE_RECALL = 0.3
 
@@ -53,10 +56,15 @@ class RunInfo:
 
 def read_results(path: str | Path) -> list[dict[str, Any]]:
     """Rows of a results JSONL file (``noisegauge score --out x.jsonl``), validated."""
+    return list(iter_results(path))
+
+
+def iter_results(path: str | Path) -> Iterator[dict[str, Any]]:
+    """``read_results`` one row at a time (a 100,000-row file never sits in memory)."""
     p = Path(path)
     if not p.is_file():
         raise InvalidInput(f"{p}: no such results file")
-    rows: list[dict[str, Any]] = []
+    seen = False
     with p.open(encoding="utf-8") as fh:
         for n, line in enumerate(fh, 1):
             if not line.strip():
@@ -69,10 +77,10 @@ def read_results(path: str | Path) -> list[dict[str, Any]]:
             if not isinstance(row, dict) or row.get("status") not in ("ok", "undefined", "error"):
                 raise InvalidInput(f"{p}, line {n}: not a result row (no status ok/undefined/"
                                    "error); expected the JSONL that `noisegauge score --out` writes")
-            rows.append(row)
-    if not rows:
+            seen = True
+            yield row
+    if not seen:
         raise InvalidInput(f"{p}: no result rows")
-    return rows
 
 
 def fill_inputs(rows: Sequence[dict[str, Any]], input_path: str | Path) -> int:
@@ -223,6 +231,7 @@ class Model:
     samples: list[dict[str, Any]]
     chunks: ChunkTable
     extra: dict[str, Any] = field(default_factory=dict)  # compare / stress parts
+    leaks: Leaks | None = None  # the Sources tab
 
 
 def metric_names(rows: Iterable[Mapping[str, Any]]) -> tuple[str, ...]:
@@ -276,4 +285,5 @@ def build_model(rows: Sequence[Mapping[str, Any]], info: RunInfo) -> Model:
     summaries = {n: summarize(n, (_metric_value(r, n) for r in rows if r.get("status") != "error"),
                               errors) for n in names}
     verdict = diagnose(points, left_out=len(rows) - len(points))
-    return Model(info, names, summaries, status, usage, buckets, verdict, points, samples, table)
+    return Model(info, names, summaries, status, usage, buckets, verdict, points, samples, table,
+                 leaks=tally(rows, top=SOURCES_SHOWN))

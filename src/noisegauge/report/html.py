@@ -16,6 +16,7 @@ from .diagnosis import CP_LOW, NS_HIGH, QUADRANTS, band
 from .fmt import LABELS, LOWER, SHORT, ci_text, direction, fmt, sample_link
 from .markup import Html, el, join, json_for_script
 from .sections import compare_section, stress_section
+from .sources import sources_section
 from .stressview import StressView
 from .svg import band_gauge, interval_bar, scatter
 
@@ -211,9 +212,13 @@ def page_data(m: Model, other: Sequence[dict[str, Any]] | None, c: Comparison | 
 
 def render_page(m: Model, *, comparison: Comparison | None = None,
                 other_samples: Sequence[dict[str, Any]] | None = None,
-                stress: StressView | None = None) -> str:
-    """The whole HTML document."""
+                stress: StressView | None = None, people: Html | None = None) -> str:
+    """The whole HTML document (``people``: the "Checked by people" panel)."""
     tabs = [("overview", "Overview", None), ("samples", "Samples", len(m.samples))]
+    if m.leaks is not None:
+        tabs.append(("sources", "Sources", m.leaks.total_sources))
+    if people is not None:
+        tabs.append(("people", "Checked by people", None))
     if comparison is not None:
         tabs.append(("compare", "Compare", None))
     if stress is not None:
@@ -226,6 +231,10 @@ def render_page(m: Model, *, comparison: Comparison | None = None,
                 el("div", {"class": "row"}, el("span", {"class": "brand"}, "noisegauge"),
                    el("h1", None, m.info.title)), nav)
     panels = [_overview(m), _samples_panel(len(m.samples))]
+    if m.leaks is not None:
+        panels.append(sources_section(m.leaks))
+    if people is not None:
+        panels.append(people)
     if comparison is not None:
         panels.append(compare_section(comparison))
     if stress is not None:

@@ -1,4 +1,5 @@
-"""Inline SVG charts: the diagnosis scatter, the reading-band gauge, interval bars, curves.
+"""Inline SVG charts: the diagnosis scatter, the reading-band gauge, interval bars, curves,
+and several shares against one axis (the top-k what-if).
 
 Drawn in Python so the overview reads without JavaScript and every label goes through the
 same escaping as the rest of the page.
@@ -14,7 +15,7 @@ from typing import Any
 from .diagnosis import CP_LOW, NS_HIGH, QUADRANTS, Point, Quadrant, quadrant
 from .markup import Html, el
 
-__all__ = ["scatter", "band_gauge", "interval_bar", "curve_chart"]
+__all__ = ["scatter", "band_gauge", "interval_bar", "curve_chart", "lines_chart"]
 
 #: Above this many samples the scatter bins them (a dot per cell, sized by count).
 MAX_DOTS = 1500
@@ -204,3 +205,42 @@ def curve_chart(name: str, points: Sequence[Mapping[str, Any]]) -> Html:
 
 
 
+
+
+def lines_chart(title: str, xs: Sequence[int], series: Sequence[tuple[str, Sequence[float | None]]],
+                axis: str) -> Html:
+    """Several fractions in [0, 1] against ``xs``, one line each (``series``: label, values;
+    a None is a gap), with a legend. Lines are told apart by class ``l0``, ``l1``, …"""
+    w, h, ml, mr, mt, mb = 560, 240, 36, 170, 24, 34
+    pw, ph = w - ml - mr, h - mt - mb
+    n = len(xs)
+
+    def X(k: int) -> float:
+        return ml + (pw * k / (n - 1) if n > 1 else pw / 2)
+
+    def Y(v: float) -> float:
+        return mt + ph * (1 - max(0.0, min(1.0, v)))
+
+    parts: list[Html] = [el("text", {"class": "ctitle", "x": ml, "y": 14}, title)]
+    for v in (0, 0.25, 0.5, 0.75, 1):
+        parts.append(el("line", {"class": "grid", "x1": ml, "x2": ml + pw, "y1": _f(Y(v)), "y2": _f(Y(v))}))
+        parts.append(el("text", {"class": "tick", "x": ml - 5, "y": _f(Y(v) + 4), "text-anchor": "end"},
+                        f"{v:g}"))
+    for k, x in enumerate(xs):
+        parts.append(el("text", {"class": "tick", "x": _f(X(k)), "y": mt + ph + 14,
+                                 "text-anchor": "middle"}, str(x)))
+    for s, (label, values) in enumerate(series):
+        pts = [(k, v) for k, v in enumerate(values) if v is not None]
+        if len(pts) > 1:
+            parts.append(el("polyline", {"class": f"sline l{s}", "points": " ".join(
+                f"{_f(X(k))},{_f(Y(v))}" for k, v in pts)}))
+        for k, v in pts:
+            parts.append(el("circle", {"class": f"sdot l{s}", "cx": _f(X(k)), "cy": _f(Y(v)), "r": 3},
+                            el("title", None, f"{label} at {xs[k]}: {v:.3f}")))
+        ly = mt + 10 + 18 * s
+        parts.append(el("line", {"class": f"sline l{s}", "x1": ml + pw + 14, "x2": ml + pw + 30,
+                                 "y1": ly, "y2": ly}))
+        parts.append(el("text", {"class": "tick", "x": ml + pw + 36, "y": ly + 4}, label))
+    parts.append(el("text", {"class": "axis", "x": _f(ml + pw / 2), "y": h - 4, "text-anchor": "middle"},
+                    axis))
+    return _svg(w, h, title, *parts, cls="chart curve lines")

@@ -25,11 +25,13 @@ from .._async import run_sync
 from ..engine.metrics import Compat
 from ..errors import InvalidInput, JudgeUnavailable
 from ..infra.store import CacheOption, JudgeCache, resolve_cache
-from ..io.readers import open_source
+from ..io.readers import open_source, relabel
 from ..io.writers import output_format
 from ..judges.base import Judge
+from ..judges.cache import CachedJudge, Gate, GateFailed
 from ..samples import MAX_TEXT_CHARS, Sample
 from ..scoring.failures import describe_failure, failure_kind
+from ..scoring.labels import RelevanceMode
 from ..scoring.metrics import Metric
 from ..scoring.results import SampleResult
 from .journal import Journal
@@ -64,6 +66,25 @@ async def probe_judges(plan: Plan) -> None:
             raise JudgeUnavailable(f"judge {group.identity}: {describe_failure(exc)}") from exc
 
 
+async def _open_gate(plan: Plan, on_start: Callable[[Plan], Awaitable[None]] | None, *,
+                     eager: bool) -> None:
+    """The probe, then ``on_start``: before the first judge request the cache cannot answer
+    (a rerun whose answers are all cached makes no call and needs no endpoint), or now when
+    a judge has no cache in front of it or the rows go to Ray workers."""
+
+    async def opener() -> None:
+        await probe_judges(plan)
+        if on_start is not None:
+            await on_start(plan)
+
+    if eager or not all(isinstance(g.judge, CachedJudge) for g in plan.groups):
+        await opener()
+        return
+    gate = Gate(opener)
+    for group in plan.groups:
+        group.judge.gate = gate  # type: ignore[attr-defined]
+
+
 async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None = None, *,
                     judge: Judge | str | None = None, concurrency: int = 8,
                     cache: CacheOption | JudgeCache = None, out: str | os.PathLike[str] | None = None,
@@ -74,7 +95,9 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
                     compat: Compat | None = None,
                     on_start: Callable[[Plan], Awaitable[None]] | None = None,
                     engine: str = "local", ray_address: str | None = None,
-                    workers: int | None = None, block_size: int | None = None) -> Report:
+                    workers: int | None = None, block_size: int | None = None,
+                    relevance: RelevanceMode = "auto",
+                    relevant_ids: str | None = None) -> Report:
     """Score ``dataset`` with ``metrics`` (objects or names; default: every RAGChecker metric
     with ``judge``, default ``"lexical"``). Each sample is judged once per distinct judge.
 
@@ -86,16 +109,20 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
 
     Failures: a bad row or a judge failure (endpoint unreachable, timeout, unusable answer)
     is an ``error`` row with its reason and ``error_kind``; ``strict`` raises at the first
-    (``InvalidSample`` or a ``JudgeError``) instead. Before any row, a judge with ``probe()``
-    is probed once; after ``max_consecutive_failures`` rows in a row could not reach the
-    judge (None: never) the run stops with ``JudgeUnavailable``. Finished rows stay in
+    (``InvalidSample`` or a ``JudgeError``) instead. Before its first uncached request, a
+    judge with ``probe()`` is probed once; after ``max_consecutive_failures`` rows in a row
+    could not reach the judge (None: never) the run stops with ``JudgeUnavailable``. Finished rows stay in
     ``OUT.partial`` either way, for the next run. A bug raises as it is.
     ``keep_results=False`` keeps only the totals (bounded memory for huge runs).
     ``max_chars``: longest question, response, reference or chunk (longer: an error row).
     ``compat="ragchecker"``: RAGChecker's ``computation.py`` values where a denominator is
     empty (0.0) instead of our typed undefined (README: "Exact compatibility").
-    ``on_start(plan)``: awaited after the probe, before the first row (the CLI runs the
-    judge canaries there).
+    ``relevance``: which chunks count as relevant: ``"auto"`` the row's labels
+    (``reference_context_ids``) when it has them, else the judge's reading; ``"labels"``,
+    ``"judge"``, or ``"both"`` (labels decide, the judge's reading is kept beside them).
+    ``relevant_ids``: the field holding the labels, when it is not ``reference_context_ids``.
+    The probe and ``on_start(plan)`` (the CLI runs the judge canaries there) wait for the
+    first judge request the cache cannot answer: a rerun of a finished run makes no call.
 
     ``engine="ray"``: the rows are judged on a Ray cluster (``pip install
     'noisegauge[ray]'``), in blocks of ``block_size`` rows (default: at least 4 blocks per
@@ -107,6 +134,8 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
     """
     ray_options = _ray_options(engine, ray_address, workers, block_size)
     source = open_source(dataset, format)
+    if relevant_ids is not None:
+        source = relabel(source, relevant_ids)
     store = resolve_cache(cache)
     owns_store = not isinstance(cache, JudgeCache)
     results: dict[int, tuple[SampleResult, Sample | None]] = {}
@@ -116,26 +145,27 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
         results[index] = (SampleResult.from_row(row, verdicts, index=index), sample)
 
     try:
-        plan = build_plan(metrics, judge, store, compat)
+        plan = build_plan(metrics, judge, store, compat, relevance)
         try:
-            await probe_judges(plan)
-            if on_start is not None:
-                await on_start(plan)
+            await _open_gate(plan, on_start, eager=ray_options is not None)
             scale = None
             if ray_options is not None:
                 from ..scale.blocks import BlockSpec
 
                 spec = BlockSpec(metrics, judge, compat, concurrency, max_chars,
                                  str(store.path) if store is not None else None,
-                                 use_cache=store is not None)
+                                 use_cache=store is not None, relevance=plan.relevance)
                 if store is not None:
                     store.flush()  # the workers read it: what the probe learned is there
                 scale = (spec, ray_options, store)
-            stats = await _run(source, plan, concurrency=concurrency, out=out,
-                               out_format=out_format, resume=resume, strict=strict,
-                               progress=progress, max_chars=max_chars,
-                               max_consecutive_failures=max_consecutive_failures,
-                               on_result=collect if keep_results else None, scale=scale)
+            try:
+                stats = await _run(source, plan, concurrency=concurrency, out=out,
+                                   out_format=out_format, resume=resume, strict=strict,
+                                   progress=progress, max_chars=max_chars,
+                                   max_consecutive_failures=max_consecutive_failures,
+                                   on_result=collect if keep_results else None, scale=scale)
+            except GateFailed as exc:
+                raise exc.error from None  # the probe's or the canaries' own error
         finally:
             await aclose_judges(plan.owned)
     finally:
@@ -213,7 +243,8 @@ def evaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None = None, 
              max_consecutive_failures: int | None = 10,
              compat: Compat | None = None, engine: str = "local",
              ray_address: str | None = None, workers: int | None = None,
-             block_size: int | None = None) -> Report:
+             block_size: int | None = None, relevance: RelevanceMode = "auto",
+             relevant_ids: str | None = None) -> Report:
     """Synchronous ``aevaluate`` (inside a running event loop use ``await aevaluate(...)``)."""
     return run_sync(aevaluate(dataset, metrics, judge=judge, concurrency=concurrency, cache=cache,
                               out=out, out_format=out_format, resume=resume, strict=strict,
@@ -221,5 +252,6 @@ def evaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None = None, 
                               max_chars=max_chars,
                               max_consecutive_failures=max_consecutive_failures,
                               compat=compat, engine=engine, ray_address=ray_address,
-                              workers=workers, block_size=block_size),
+                              workers=workers, block_size=block_size, relevance=relevance,
+                              relevant_ids=relevant_ids),
                     hint="use `await aevaluate(...)`")

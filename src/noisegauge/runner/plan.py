@@ -18,6 +18,7 @@ from ..infra.store import JudgeCache
 from ..judges.base import Judge, Usage, judge_identity
 from ..judges.cache import with_cache
 from ..judges.registry import get_judge
+from ..scoring.labels import RelevanceMode, check_relevance
 from ..scoring.metrics import (
     AnswerF1,
     AnswerPrecision,
@@ -128,6 +129,8 @@ class Plan:
     owned: tuple[Judge, ...] = ()
     #: ``"ragchecker"``: RAGChecker's values where a denominator is empty (see engine.metrics).
     compat: Compat | None = None
+    #: Which chunks count as relevant: labels, the judge, or both (see ``scoring.labels``).
+    relevance: RelevanceMode = "auto"
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -152,6 +155,8 @@ class Plan:
         config = {"metrics": list(self.names), "judges": [g.identity for g in self.groups]}
         if self.compat is not None:  # absent by default, so earlier journals stay reusable
             config["compat"] = self.compat
+        if self.relevance != "auto":  # likewise
+            config["relevance"] = self.relevance
         return config
 
 
@@ -169,7 +174,8 @@ def _run_compat(resolved: Sequence[Metric], compat: Compat | None) -> Compat | N
 
 
 def build_plan(metrics: Sequence[Metric | str] | str | None, judge: Judge | str | None,
-               cache: JudgeCache | None, compat: Compat | None = None) -> Plan:
+               cache: JudgeCache | None, compat: Compat | None = None,
+               relevance: RelevanceMode = "auto") -> Plan:
     named = metrics is None or isinstance(metrics, str) or any(isinstance(m, str) for m in metrics)
     # The default judge is built only when a metric is named rather than given as an object.
     default = get_judge(judge if judge is not None else "lexical") if named else None
@@ -185,7 +191,8 @@ def build_plan(metrics: Sequence[Metric | str] | str | None, judge: Judge | str 
         for ms in by_key.values())
     owned = (default,) if default is not None and not isinstance(judge, Judge) else ()
     given = [m for m in metrics or () if isinstance(m, Metric)]  # objects, not names
-    return Plan(tuple(resolved), groups, owned, _run_compat(given, compat))
+    return Plan(tuple(resolved), groups, owned, _run_compat(given, compat),
+                check_relevance(relevance))
 
 
 async def aclose_judges(judges: Sequence[Any]) -> None:

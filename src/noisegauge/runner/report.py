@@ -80,6 +80,17 @@ class Report:
         for i, (r, s) in enumerate(zip(self.results, self.samples, strict=True)):
             yield output_row(i, r, extra, judges, s)
 
+    def estimate(self, labels: Any, *, confidence: float = 0.9) -> Any:
+        """Every metric corrected by people's ``labels`` (a LABELS path from ``noisegauge
+        review``, or ``noisegauge.people.Labels``): per metric the judge's mean, people's
+        mean and the prediction-powered (PPI++) mean with their intervals, and the judge's
+        agreement with people on claims. Returns ``noisegauge.people.Estimate``
+        (``.to_dict()`` is the ``estimate --json`` shape). Needs numpy (the ``stats`` extra)."""
+        from ..people.estimate import estimate
+
+        self._require_results()
+        return estimate(list(self.rows()), labels, confidence)
+
     def to_pandas(self) -> Any:
         """One row per input row: id, status, reason, the input texts, then a column per metric."""
         self._require_results()
@@ -130,18 +141,26 @@ class Report:
         return self._write(path, "parquet")
 
     def to_html(self, path: str | os.PathLike[str], *, title: str = "noisegauge run",
-                compare: Report | None = None, stress: str | os.PathLike[str] | None = None) -> Path:
+                compare: Report | None = None, stress: str | os.PathLike[str] | None = None,
+                labels: Any = None) -> Path:
         """A self-contained HTML report (no network needed to open it): the metric family,
         the noise modes against the reading bands, the retrieval-vs-generator diagnosis and
         every sample with its claims highlighted. ``compare``: another run of the same inputs;
-        ``stress``: a ``noisegauge stress`` output directory."""
+        ``stress``: a ``noisegauge stress`` output directory; ``labels``: people's labels, for
+        a "Checked by people" panel (see ``estimate``)."""
         from ..report import RunInfo, now_text, write_report
 
         stamp = now_text()
         info = RunInfo(title=title, judges=tuple(self.judges), scored_at=stamp, generated_at=stamp)
         other = list(compare.rows()) if compare is not None else None
-        return write_report(path, list(self.rows()), info=info, compare=other,
-                            compare_label="other run", stress=stress)
+        rows = list(self.rows())
+        est = None
+        if labels is not None:
+            from ..people.estimate import estimate
+
+            est = estimate(rows, labels)
+        return write_report(path, rows, info=info, compare=other, compare_label="other run",
+                            stress=stress, estimate=est)
 
     def to_ragchecker(self, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
         """RAGChecker's JSON (claims, Entailment/Neutral/Contradiction matrices, per-sample

@@ -103,7 +103,7 @@ class Runner:
     async def judge(self, raw: RawRow, sample: Sample) -> tuple[RawRow, Sample, SampleResult]:
         results = await asyncio.gather(
             *(ascore_sample(sample, g.judge, index=raw.index, compat=self.plan.compat,
-                            **g.score_options())
+                            relevance=self.plan.relevance, **g.score_options())
               for g in self.plan.groups))
         return raw, sample, merge(self.plan, results)
 

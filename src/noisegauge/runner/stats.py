@@ -10,6 +10,7 @@ from typing import Any
 from ..engine.metrics import METRIC_CHECKS
 from ..engine.summary import MetricSummary, interval
 from ..judges.base import Usage
+from ..leaks.aggregate import Agreement, agreement_slot
 
 __all__ = ["RunStats", "UNCERTAIN_HIGH"]
 
@@ -36,6 +37,8 @@ class RunStats:
     _undefined: dict[str, int] = field(default_factory=dict)
     #: check -> [verdicts in the judge's uncertainty band, verdicts] (scored judges only)
     _doubt: dict[str, list[int]] = field(default_factory=dict)
+    #: chunks by labels vs the judge: both relevant, labels only, judge only, neither
+    _agree: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
 
     def add(self, index: int, row: Mapping[str, Any], *, resumed: bool) -> None:
         """Count one output row (the CONTRACTS row shape)."""
@@ -58,6 +61,10 @@ class RunStats:
             acc = self._doubt.setdefault(str(check), [0, 0])
             acc[0] += int(u)
             acc[1] += int(n)
+        for chunk in row.get("chunks") or ():
+            slot = agreement_slot(chunk) if isinstance(chunk, Mapping) else None
+            if slot is not None:
+                self._agree[slot] += 1
         metrics = row.get("metrics") or {}
         for name in self.metric_names:
             value = metrics.get(name)
@@ -75,6 +82,10 @@ class RunStats:
             out[name] = MetricSummary(name, mean, ci, len(values), self._undefined.get(name, 0),
                                       self.status.get("error", 0), method)
         return out
+
+    def agreement(self) -> Agreement | None:
+        """Labels against the judge's relevance (``relevance="both"``), else None."""
+        return Agreement(*self._agree) if any(self._agree) else None
 
     def uncertain_shares(self) -> dict[str, float]:
         """Per metric: the share of the verdicts it reads that lie in the judge's uncertainty

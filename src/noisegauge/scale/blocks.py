@@ -25,6 +25,7 @@ from ..io.rows import RawRow
 from ..runner.plan import aclose_judges, build_plan
 from ..runner.run import arun
 from ..samples import Sample
+from ..scoring.labels import RelevanceMode
 from ..scoring.metrics import Metric
 from .cache import BlockCache
 
@@ -43,6 +44,7 @@ class BlockSpec:
     #: The user's cache file, read on nodes that can see it; None: no cache at all.
     cache: str | None
     use_cache: bool
+    relevance: RelevanceMode = "auto"
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,7 @@ async def ascore_block(spec: BlockSpec, block: Block) -> BlockResult:
     with tempfile.TemporaryDirectory(prefix="noisegauge-block-") as tmp:
         store = BlockCache(Path(tmp) / "cache.sqlite3", spec.cache) if spec.use_cache else None
         try:
-            plan = build_plan(spec.metrics, spec.judge, store, spec.compat)
+            plan = build_plan(spec.metrics, spec.judge, store, spec.compat, spec.relevance)
             source = Source([RawRow(i, fp, sample=s) for i, fp, s in block.rows],
                             len(block.rows), f"block {block.number}")
             try:

@@ -11,6 +11,7 @@ import asyncio
 from typing import Literal
 
 from ..errors import InvalidSample, JudgeOutputError, JudgeUnavailable, NoiseGaugeError
+from ..infra.secrets import redact_message
 
 __all__ = ["ERROR_KINDS", "ErrorKind", "describe_failure", "failure_kind"]
 
@@ -46,8 +47,10 @@ def failure_kind(exc: BaseException) -> ErrorKind | None:
 
 
 def describe_failure(exc: BaseException) -> str:
-    """``Type: message``, never an empty message."""
+    """``Type: message``, never an empty message. Key-shaped text is masked in a judge's or
+    library's message; a bad row's message quotes the user's data and is kept as it is."""
     text = str(exc).strip()
     if not text and isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
         text = "no answer in time"
-    return f"{type(exc).__name__}: {text or '(no message)'}"
+    text = f"{type(exc).__name__}: {text or '(no message)'}"
+    return text if isinstance(exc, InvalidSample) else redact_message(text)

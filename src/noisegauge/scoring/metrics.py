@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 from .._async import run_sync
 from ..engine.metrics import Compat, check_compat
 from ..engine.ranked import RANKED_CONTEXT_PRECISION, ranked_context_precision
+from ..errors import InvalidSample
 from ..io.ragas import is_sample_like, sample_record
 from ..judges.adapt import as_judge
 from ..judges.base import Judge, metered
@@ -21,6 +22,7 @@ from ..judges.registry import get_judge
 from ..samples import Sample
 from .failures import describe_failure, failure_kind
 from .judging import judge_sample
+from .labels import RelevanceMode, check_relevance, decide, with_sources
 from .results import MetricResult, SampleResult, Status, error_result, result_from_verdicts
 from .sources import ask_sources
 
@@ -50,15 +52,21 @@ def as_sample(sample: Sample | Mapping[str, Any] | Any, fields: Mapping[str, Any
 
 async def ascore_sample(sample: Sample, judge: Judge | str, *, index: int | None = None,
                         compat: Compat | None = None,
-                        relevancy: AnswerRelevancy | None = None) -> SampleResult:
+                        relevancy: AnswerRelevancy | None = None,
+                        relevance: RelevanceMode = "auto") -> SampleResult:
     """Judge one sample once and compute every metric from it. A judge failure (an
     unreachable endpoint, a timeout, an unusable answer) becomes an ``error`` result with the
     reason and its ``error_kind``; anything else is a bug and is raised.
     ``compat="ragchecker"``: RAGChecker's values where a denominator is empty (0.0) instead
     of undefined. ``relevancy``: also compute Answer Relevancy with that metric's settings
-    (its questions come from the same pass)."""
+    (its questions come from the same pass). ``relevance``: which chunks count as relevant,
+    from the row's labels or the judge (see ``scoring.labels``)."""
     check_compat(compat)
     resolved = get_judge(judge)
+    try:
+        chosen = decide(sample, check_relevance(relevance), index)
+    except InvalidSample as exc:  # asked for labels the row lacks: this row, not the run
+        return error_result(str(exc), index=index, id=sample.id, kind="input")
     with metered() as usage:
         request = None
         if relevancy is not None:
@@ -76,7 +84,10 @@ async def ascore_sample(sample: Sample, judge: Judge | str, *, index: int | None
                                 kind=kind)
         result = result_from_verdicts(cv, index=index, id=sample.id, usage=usage,
                                       chunks=sample.retrieved_contexts, reference=sample.reference,
-                                      question=sample.user_input, compat=compat)
+                                      question=sample.user_input, compat=compat,
+                                      relevant=chosen.flags)
+        if result.evidence is not None:
+            result = replace(result, evidence=with_sources(result.evidence, cv, sample, chosen))
         if relevancy is not None:
             from .relevancy import with_relevancy
             result = with_relevancy(result, *ar)
@@ -259,7 +270,10 @@ class RankedContextPrecision(Metric):
     def pick(self, result: SampleResult) -> MetricResult:
         if result.status == "error" or result.verdicts is None:
             return super().pick(result)
-        mv = ranked_context_precision(result.verdicts)
+        labelled = result.evidence is not None and any(
+            c.relevance_from == "labels" for c in result.evidence.chunks)
+        mv = ranked_context_precision(result.verdicts, tuple(
+            c.relevant for c in result.evidence.chunks) if labelled and result.evidence else None)
         if mv.value is None:
             return MetricResult(name=self.name, value=None, status="undefined", reason=mv.reason,
                                 sample=result)

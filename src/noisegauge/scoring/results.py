@@ -195,7 +195,9 @@ def evidence_from_dict(data: Mapping[str, Any]) -> Evidence | None:
             uncertain=tuple(c.get("uncertain") or ())) for c in ref),
         chunks=tuple(ChunkEvidence(index=c["index"], relevant=c["relevant"],
                             entails_reference_claims=tuple(c["entails_reference_claims"]),
-                            entails_response_claims=tuple(c["entails_response_claims"]))
+                            entails_response_claims=tuple(c["entails_response_claims"]),
+                            source=c.get("source"), relevance_from=c.get("relevance_from"),
+                            relevant_by_judge=c.get("relevant_by_judge"))
                      for c in chunks))
 
 
@@ -274,19 +276,21 @@ def result_from_verdicts(cv: ClaimVerdicts, *, index: int | None = None, id: str
                          usage: Usage | None = None,
                          chunks: Sequence[str] | None = None,
                          reference: str = "", question: str = "",
-                         compat: Compat | None = None) -> SampleResult:
+                         compat: Compat | None = None,
+                         relevant: Sequence[bool] | None = None) -> SampleResult:
     """Metrics, status and evidence of a judged sample; ``chunks`` (with the ``reference``
     and ``question`` texts) enable provenance hints and misattribution for wrong claims no
     chunk entails; ``compat="ragchecker"`` gives RAGChecker's values where a denominator is
-    empty (the status still says why)."""
-    metrics = compute_metrics(cv, compat=compat)
+    empty (the status still says why); ``relevant``: chunk relevance from labels (None: the
+    judge's)."""
+    metrics = compute_metrics(cv, compat=compat, relevant=relevant)
     status: Status = "ok"
     reason = None
     if not cv.response_claims:
         status, reason = "undefined", "no response claims (empty or refusal answer)"
     elif not cv.reference_claims:
         status, reason = "undefined", "no reference claims"
-    evidence = build_evidence(cv)
+    evidence = build_evidence(cv, relevant)
     if chunks is not None:
         evidence = _with_hints(evidence, chunks, reference, question)
     return SampleResult(index=index, id=id, status=status, reason=reason, metrics=metrics,

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...errors import JudgeOutputError, JudgeUnavailable
-from ...infra.secrets import register_secret
+from ...infra.secrets import MASK, register_secret
+from ...infra.secrets import redact as redact_known
 from ...infra.transport import (
     AttemptTimeoutError,
     CallReport,
@@ -282,8 +283,11 @@ class ChatEndpoint:
     # -- messages --------------------------------------------------------------------------
 
     def redact(self, text: str) -> str:
-        """``text`` with the API key and anything key-shaped masked."""
-        return redact(text, self._api_key)
+        """A model's answer with the API key and every other known secret masked; nothing
+        else, since an answer quotes the user's data (an id ``sb25-sk-...`` stays as it is)."""
+        if self._api_key and self._api_key != NO_KEY:
+            text = text.replace(self._api_key, MASK)
+        return redact_known(text)
 
     def describe(self, exc: BaseException) -> str:
         """An error message safe to show: the API key and bearer tokens are masked."""

@@ -9,10 +9,10 @@ every message (the process-wide redaction is ``noisegauge.infra.secrets``).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from urllib.parse import urlsplit, urlunsplit
 
+from ...infra.secrets import redact_message
 from ...infra.transport import Failure
 from .modes import refused
 
@@ -34,15 +34,12 @@ def public_url(url: str) -> str:
     return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
 
 
-_BEARER = re.compile(r"(Bearer\s+)\S+", re.IGNORECASE)
-_SK = re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}")
-
-
 def redact(text: str, key: str | None) -> str:
-    """Mask ``key``, bearer tokens and anything shaped like an OpenAI key."""
+    """Mask ``key``, bearer tokens and anything shaped like an OpenAI key (for the messages
+    of failed requests: an endpoint's or the SDK's text, not the user's)."""
     if key and key != NO_KEY:
         text = text.replace(key, "***")
-    return _SK.sub("sk-***", _BEARER.sub(r"\1***", text))
+    return redact_message(text)
 
 
 def _retry_after(headers: Mapping[str, str]) -> float | None:

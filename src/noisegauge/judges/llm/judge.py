@@ -234,6 +234,12 @@ class OpenAIJudge:
             return [[] for _ in premises]
         return await self._checks.submit((tuple(premises), tuple(claims)))
 
+    @property
+    def finds_sources(self) -> bool:
+        """Whether ``find_sources`` asks the model at all (the cache asks this first, so a
+        judge that would answer None never counts as an uncached request)."""
+        return self.settings.misattribution == "llm"
+
     async def find_sources(self, question: str, reference: str, chunks: Sequence[str],
                            claims: Sequence[str]) -> list[Mapping[str, Any] | None] | None:
         """With ``misattribution="llm"``: per wrong claim, the chunk stating its wrong detail

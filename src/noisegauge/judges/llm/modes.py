@@ -26,6 +26,7 @@ saved in the judge cache (``attach``), so a rerun starts with the mode that work
 from __future__ import annotations
 
 import asyncio
+import json
 import weakref
 from typing import Any
 
@@ -126,8 +127,11 @@ class Negotiation:
 
     def _save(self) -> None:
         if self._store is not None and self.working is not None:
+            # Named as its producer (``cache info``): the endpoint's output-mode note.
             self._store.put(self._cache_key(), {"version": _CACHE_VERSION, "mode": self.working,
-                                                "refused": self.refused, "family": self.family})
+                                                "refused": self.refused, "family": self.family},
+                            namespace=json.dumps({"judge": "output-mode note",
+                                                  "model": self.key}), method="mode")
 
     def lock(self) -> asyncio.Lock:
         """The lock that lets one request at a time try an unproven mode (per event loop)."""

@@ -19,10 +19,11 @@ import os
 from typing import Any
 
 from ....errors import InvalidInput
+from ....infra.secrets import register_secret
 from ...base import Judge
 from .senders import Sender, langchain_sender, litellm_sender, openai_sender
 
-__all__ = ["adapt", "make_litellm_judge", "kind_of"]
+__all__ = ["adapt", "make_litellm_judge", "kind_of", "register_client_keys"]
 
 
 def _classes(obj: Any) -> list[str]:
@@ -83,8 +84,25 @@ def _inner_openai_client(client: Any) -> Any:
     return None
 
 
+#: Where the clients users hold keep their credentials (openai: ``api_key``; LangChain:
+#: ``openai_api_key``, a ``SecretStr``; Azure AD tokens).
+_KEY_ATTRIBUTES = ("api_key", "openai_api_key", "azure_ad_token", "anthropic_api_key")
+
+
+def register_client_keys(obj: Any) -> None:
+    """Register the keys a user's client holds, so they are masked in everything written
+    even when the endpoint echoes them (the user's data itself is never shape-masked)."""
+    for candidate in (obj, getattr(obj, "client", None), getattr(obj, "langchain_llm", None),
+                      getattr(getattr(obj, "client", None), "client", None)):
+        for name in _KEY_ATTRIBUTES:
+            value = getattr(candidate, name, None) if candidate is not None else None
+            reveal = getattr(value, "get_secret_value", None)
+            register_secret(reveal() if callable(reveal) else value)
+
+
 def adapt(obj: Any, *, model: str | None = None, **settings: Any) -> Judge:
     """The LLM judge for ``obj`` (see the module doc); ``InvalidInput`` for anything else."""
+    register_client_keys(obj)
     kind = kind_of(obj)
     if kind == "openai":
         return _openai_client(obj, model, **settings)
@@ -116,6 +134,7 @@ def make_litellm_judge(arg: str | None, *, base_url: str | None = None,
     except ImportError:
         from ....errors import MissingDependency
         raise MissingDependency("the LiteLLM judge", "litellm", "litellm") from None
+    register_secret(api_key)
     endpoint = base_url or f"litellm:{arg.split('/')[0]}"
     return _build(arg, endpoint, litellm_sender(arg, api_base=base_url, api_key=api_key),
                   "litellm", **settings)

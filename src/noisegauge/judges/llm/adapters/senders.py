@@ -11,13 +11,47 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Callable
+import threading
+from collections.abc import Awaitable, Callable, Coroutine
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = ["Sender", "openai_sender", "langchain_sender", "litellm_sender", "completion"]
+__all__ = ["Sender", "completion", "langchain_sender", "litellm_sender", "on_home_loop",
+           "openai_sender"]
 
 Sender = Callable[[dict[str, Any]], Awaitable[Any]]
+T = TypeVar("T")
+
+_home_lock = threading.Lock()
+_home: asyncio.AbstractEventLoop | None = None
+
+
+def _home_loop() -> asyncio.AbstractEventLoop:
+    """The one event loop (in a daemon thread, started on first use) where the async
+    clients users hold send every request.
+
+    Such a client binds its pooled connections to the loop that first used it (httpx,
+    LangChain's shared client, LiteLLM's): used again from the next ``asyncio.run`` (a
+    second ``evaluate``, ``evaluate`` after ``asyncio.run(metric.ascore(...))``) it fails with
+    "Event loop is closed". On this loop, which never closes, every call in every order works,
+    whichever loop or thread the caller runs in (Jupyter's included), and no loop is patched.
+    """
+    global _home
+    with _home_lock:
+        if _home is None or _home.is_closed():
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="noisegauge-clients",
+                             daemon=True).start()
+            _home = loop
+        return _home
+
+
+async def on_home_loop(call: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """``await call()`` run on ``_home_loop``; cancelling the caller cancels the call."""
+    loop = _home_loop()
+    if asyncio.get_running_loop() is loop:
+        return await call()
+    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(call(), loop))
 
 
 async def _guarded(call: Awaitable[Any], what: str) -> Any:
@@ -63,8 +97,8 @@ def openai_sender(client: Any) -> Sender:
 
     async def send(request: dict[str, Any]) -> Any:
         if is_async:
-            return await create(**request)
-        return await asyncio.to_thread(create, **request)
+            return await on_home_loop(lambda: create(**request))
+        return await asyncio.to_thread(create, **request)  # a sync client has no loop
 
     return send
 
@@ -100,7 +134,8 @@ def langchain_sender(model: Any, *, openai_like: bool) -> Sender:
         prompt = done = 0
         counted = False
         for _ in range(int(request.get("n", 1) or 1)):  # one answer per call, any model
-            message = await _guarded(model.ainvoke(messages, **kwargs), type(model).__name__)
+            message = await _guarded(on_home_loop(lambda: model.ainvoke(messages, **kwargs)),
+                                     type(model).__name__)
             texts.append((_text(message), _finish(message)))
             usage = getattr(message, "usage_metadata", None)
             if usage:
@@ -127,7 +162,7 @@ def litellm_sender(model: str, *, api_base: str | None = None,
             body["api_base"] = api_base
         if api_key is not None:
             body["api_key"] = api_key
-        return await _guarded(litellm.acompletion(model=model, drop_params=True, num_retries=0,
-                                                  **body), f"litellm {model}")
+        return await _guarded(on_home_loop(lambda: litellm.acompletion(
+            model=model, drop_params=True, num_retries=0, **body)), f"litellm {model}")
 
     return send
