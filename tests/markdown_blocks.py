@@ -12,14 +12,15 @@ selected alone (``-k``). By language:
 - ``console``: the lines starting with ``$ `` are the commands, the rest is output.
 - ``python``, ``py``: the block is a file run by a fresh interpreter; a block that defines
   ``test_*`` functions is run by pytest instead, so its assertions are checked.
-- ``toml``, ``json``: parsed (a syntax check); nothing else is run.
+- ``toml``, ``json``: parsed (a syntax check; a ``json`` block may be JSON Lines); not run.
 - no language, ``text``, anything else: shown output, not run.
 
 A block that stops with ``MissingDependency`` (an optional extra not installed here) is skipped
 with its ``pip install`` line, as every test needing an extra does.
 
 Markers: an HTML comment on the line(s) right before the fence (invisible on the rendered
-page), directives separated by ``;``::
+page), directives separated by ``;``. The directory holds a copy of ``examples/`` and links
+to ``bench/``, ``docs/`` and ``training/``, as a clone has them::
 
     <!-- doctest: skip: REASON -->     not run; say where it is tested instead, if it is
                                        (the last directive: the reason runs to the ``-->``)
@@ -31,7 +32,8 @@ page), directives separated by ``;``::
                                        files a reader would already have
                                        (``cp examples/support_bot.jsonl data.jsonl``); repeatable
     <!-- doctest: exit: N -->          the exit status the block must end with (default 0)
-    <!-- doctest: timeout: S -->       seconds before the block counts as hung (default 120)
+    <!-- doctest: timeout: S -->       seconds before the block counts as hung (default 300:
+                                       a shared 2-core machine under load is slow)
 
 Judge answers are cached in one file per test session (a temp dir), so a command that
 scores the bundled example again costs no judge work.
@@ -76,7 +78,7 @@ class Block:
     server: bool = False
     setup: list[str] = field(default_factory=list)
     exit: int = 0
-    timeout: float = 120.0
+    timeout: float = 300.0
 
     @property
     def runs(self) -> bool:
@@ -194,6 +196,9 @@ class Page:
         self.blocks = blocks(path)
         self.done = 0
         shutil.copytree(ROOT / "examples", workdir / "examples")
+        for name in ("bench", "docs", "training"):  # read as a clone has them (python bench/x.py)
+            if (ROOT / name).is_dir():
+                (workdir / name).symlink_to(ROOT / name, target_is_directory=True)
 
     def env(self, server_url: str | None) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
@@ -243,7 +248,14 @@ class Page:
         if server_url:
             code = _LOCAL_URL.sub(server_url, code)
         if block.lang in PARSED:
-            load_toml(code) if block.lang == "toml" else json.loads(code)
+            if block.lang == "toml":
+                load_toml(code)
+            else:  # a JSON document, or JSON Lines shown as json: each line parses
+                try:
+                    json.loads(code)
+                except json.JSONDecodeError:
+                    for line in filter(str.strip, code.splitlines()):
+                        json.loads(line)
             return None
         if block.lang in PYTHON:
             is_test = re.search(r"^(async )?def test_", code, re.M) is not None

@@ -82,7 +82,8 @@ def test_every_missing_field_and_unknown_key_in_one_message_with_the_closest_nam
     with pytest.raises(InvalidSample) as info:
         Sample.from_record(rec, row=3)
     msg = str(info.value)
-    assert msg.startswith("row 3, field 'user_input, response, reference': missing 'user_input'")
+    assert msg.startswith("row 3, field 'user_input, response, reference': are missing: "
+                          "'user_input' (accepted: user_input, question, query)")
     assert "'ans': did you mean 'response' (or 'answer')?" in msg
     assert "'qestion': did you mean 'user_input' (or 'question')?" in msg
     assert "'refrence': did you mean 'reference'?" in msg

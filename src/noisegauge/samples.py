@@ -164,8 +164,11 @@ def _check_fields(record: Mapping[str, Any], row: int | None) -> None:
         name, alias = aliases[close[0]], close[0]
         also = f" (or '{alias}')" if alias != name else ""
         hints.append(f"'{key}': did you mean '{name}'{also}?")
-    parts = ["missing " + ", ".join(
-        f"'{c}' (accepted: {', '.join(FIELD_ALIASES[c])})" for c in missing)]
+    if len(missing) == 1:
+        parts = [f"is missing (accepted: {', '.join(FIELD_ALIASES[missing[0]])})"]
+    else:
+        parts = ["are missing: " + ", ".join(
+            f"'{c}' (accepted: {', '.join(FIELD_ALIASES[c])})" for c in missing)]
     if hints:
         parts.append("unknown keys " + "; ".join(hints))
     raise InvalidSample("; ".join(parts), row=row, field=", ".join(missing))
