@@ -5,7 +5,13 @@ and the same for a rerun of the same command (which must make 0 judge calls: the
 
     python bench/batch.py                      # 1k, 10k, 100k with lexical (fake if absent)
     python bench/batch.py --sizes 1000 --judge fake --no-cache
+    python bench/batch.py --sizes 2000 --workers 1,2 --no-cache   # the process pool's speedup
     python bench/batch.py --long-sample        # diagnostics vs judging on one long sample
+
+``--workers 1,2``: the same command with each number of worker processes (``score
+--workers``), samples/s and the speedup over the first, and whether the results files are
+byte-identical (they must be). Prints the machine's load average beside it: the figure
+means something on a quiet machine only.
 
 ``--long-sample``: one sample of 50 chunks of six sentences, a 100-claim response and a
 30-claim reference, scored in this process with the lexical judge; prints the seconds spent
@@ -184,7 +190,11 @@ def main() -> None:
     parser.add_argument("--judge", default=default_judge)
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--no-cache", action="store_true", help="measure without the cache")
+    parser.add_argument("--workers", help="compare worker processes, e.g. 1,2")
     opts = parser.parse_args()
+    if opts.workers:
+        compare_workers(opts)
+        return
     print(f"judge={opts.judge} concurrency={opts.concurrency} cache={'off' if opts.no_cache else 'on'}"
           f" python={sys.version.split()[0]}")
     print(f"{'samples':>8} {'samples/s':>10} {'peak RSS MiB':>13} {'calls/sample':>13} "
@@ -202,6 +212,30 @@ def main() -> None:
             cps2, _ = calls_per_sample(out)
             print(f"{n:>8} {n / wall:>10.0f} {rss:>13.0f} {cps:>13.2f} {n / wall2:>16.0f} "
                   f"{rss2:>14.0f} {cps2:>19.2f}", flush=True)
+
+
+def compare_workers(opts: argparse.Namespace) -> None:
+    """samples/s per number of worker processes, on the same input, outputs compared."""
+    counts = [int(w) for w in opts.workers.split(",")]
+    print(f"judge={opts.judge} cores={os.cpu_count()} python={sys.version.split()[0]} "
+          f"load average before={os.getloadavg()[0]:.2f}")
+    print(f"{'samples':>8} {'workers':>8} {'samples/s':>10} {'speedup':>8} {'identical':>10} "
+          f"{'load':>6}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in (int(s) for s in opts.sizes.split(",")):
+            data = Path(tmp, f"in{n}.jsonl")
+            generate(data, n)
+            first: tuple[float, bytes] | None = None
+            for w in counts:
+                out = Path(tmp, f"out{n}-{w}.jsonl")
+                wall, _ = run([str(data), "--judge", opts.judge, "--out", str(out), "-q",
+                               "--no-cache", "--no-canaries", "--workers", str(w),
+                               "--concurrency", str(opts.concurrency)])
+                rate, body = n / wall, out.read_bytes()
+                first = first or (rate, body)
+                print(f"{n:>8} {w:>8} {rate:>10.0f} {rate / first[0]:>7.2f}x "
+                      f"{'yes' if body == first[1] else 'NO':>10} {os.getloadavg()[0]:>6.2f}",
+                      flush=True)
 
 
 if __name__ == "__main__":

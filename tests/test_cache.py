@@ -16,7 +16,7 @@ from batch_helpers import rows
 from noisegauge import FakeJudge, Verdict, evaluate, get_judge
 from noisegauge.infra.store import JudgeCache, default_cache_path, resolve_cache
 from noisegauge.judges.base import metered
-from noisegauge.judges.cache import CachedJudge, with_cache
+from noisegauge.judges.cached import CachedJudge, with_cache
 
 
 class ModelJudge(FakeJudge):

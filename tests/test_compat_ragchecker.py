@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from batch_helpers import RAGCHECKER_OUTPUTS
 from noisegauge import ClaimVerdicts, NoiseSensitivity, compute_metrics, evaluate
 from noisegauge.cli.main import cli
-from noisegauge.engine.metrics import METRIC_NAMES
+from noisegauge.engine.catalogue import METRIC_NAMES
 from noisegauge.errors import InvalidInput
 from noisegauge.io import RAGCHECKER_NAMES
 

@@ -100,7 +100,7 @@ def test_wrappers_declare_what_they_forward(tmp_path: Path) -> None:
     from noisegauge import get_judge
     from noisegauge.infra.store import JudgeCache
     from noisegauge.judges.base import BatchChecker, JudgeWrapper, ScoredChecker
-    from noisegauge.judges.cache import ScoredCachedJudge, with_cache
+    from noisegauge.judges.cached import ScoredCachedJudge, with_cache
     from noisegauge.judges.canaries import CanaryReport, watch
     from noisegauge.testing.faults import FaultyJudge
 

@@ -315,7 +315,7 @@ def test_an_answer_with_copied_example_ids_gets_a_correction_naming_the_right_on
 
 
 def test_the_judge_cache_keeps_the_raw_answers_without_the_key(fake_openai_server, tmp_path):
-    from noisegauge.judges.cache import with_cache
+    from noisegauge.judges.cached import with_cache
 
     secret = "sk-raw-SECRET-123456789"
     fake_openai_server.api_key = secret

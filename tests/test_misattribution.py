@@ -11,7 +11,7 @@ import pytest
 
 from batch_helpers import require_extra
 from noisegauge import evaluate, get_judge
-from noisegauge.engine.metrics import METRIC_NAMES, compute_metrics
+from noisegauge.engine.catalogue import METRIC_NAMES, compute_metrics
 from noisegauge.report.align import locate
 from noisegauge.samples import Sample
 from noisegauge.scoring.metrics import ascore_sample

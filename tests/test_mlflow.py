@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from batch_helpers import ROOT, require_extra
-from noisegauge.engine.metrics import METRIC_NAMES
+from noisegauge.engine.catalogue import METRIC_NAMES
 from noisegauge.engine.summary import MetricSummary
 
 EXAMPLE = ROOT / "examples" / "support_bot.jsonl"

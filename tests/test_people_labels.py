@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from batch_helpers import require_extra
-from noisegauge.engine.metrics import METRIC_NAMES
+from noisegauge.engine.catalogue import METRIC_NAMES
 from noisegauge.errors import InvalidInput
 from noisegauge.people.estimate import estimate
 from noisegauge.people.human import MAIN_METRICS, human_sample

@@ -28,7 +28,7 @@ import pytest
 from noisegauge import evaluate, get_judge
 from noisegauge.errors import JudgeUnavailable, MissingDependency
 from noisegauge.infra.store import JudgeCache
-from noisegauge.scale.limits import PermitDesk
+from noisegauge.runner.ray_limits import PermitDesk
 from noisegauge.testing import FakeOpenAIServer, FaultyJudge
 
 RAY_ENV = {"RAY_AUTH_MODE": "disabled",  # no token file shared with other Ray users here
@@ -275,12 +275,12 @@ def test_cli_on_a_started_cluster_matches_the_local_run(
         assert ((tmp_path / f"{name}-ray.jsonl").read_bytes()
                 == (tmp_path / f"{name}-local.jsonl").read_bytes())
     assert fake_openai_server.max_in_flight <= 2
-    bad = _score([str(data), "--workers", "2"], env)
+    bad = _score([str(data), "--ray-address", head_cluster], env)
     assert bad.returncode == 2 and "--engine ray" in bad.stderr
 
 
 def test_a_block_cache_reads_the_users_cache_and_its_answers_merge_back(tmp_path: Path) -> None:
-    from noisegauge.scale.cache import BlockCache
+    from noisegauge.runner.block_cache import BlockCache
 
     user = JudgeCache(tmp_path / "user.sqlite3")
     old, new = JudgeCache.key("ns", "check", "a"), JudgeCache.key("ns", "check", "b")
@@ -301,7 +301,9 @@ def test_a_block_cache_reads_the_users_cache_and_its_answers_merge_back(tmp_path
 def test_ray_options_need_the_ray_engine() -> None:
     from noisegauge.errors import InvalidInput
 
-    with pytest.raises(InvalidInput, match="need engine='ray'"):
-        evaluate(_rows(12), workers=2, cache=False, progress=False)
+    with pytest.raises(InvalidInput, match="needs engine='ray'"):
+        evaluate(_rows(12), ray_address="auto", cache=False, progress=False)
+    with pytest.raises(InvalidInput, match="workers must be at least 1"):
+        evaluate(_rows(12), workers=0, cache=False, progress=False)
     with pytest.raises(InvalidInput, match="unknown engine"):
         evaluate(_rows(12), engine="dask", cache=False, progress=False)

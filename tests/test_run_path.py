@@ -55,7 +55,7 @@ def test_resumed_run_writes_and_reports_the_same_bytes(tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     with pytest.raises(Abort):  # dies part way, with some rows journaled
         evaluate(data, None, judge=AbortingLexical(data[7]["response"][:40]), out=out,
-                 concurrency=1, **kw)
+                 concurrency=1, workers=1, **kw)  # one process: rows 0-6 are journaled first
     assert journal_path(out).exists() and not out.exists()
     resumed = evaluate(data, None, judge="lexical", out=out, **kw)
     assert 0 < resumed.stats.resumed < len(data)

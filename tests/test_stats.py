@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
+from noisegauge.engine.paired import holm, paired_bootstrap_ci, paired_permutation_test
 from noisegauge.engine.summary import interval, summarize
 from noisegauge.errors import InvalidInput
 from noisegauge.stress.compare import compare_rows
-from noisegauge.stress.stats import holm, paired_bootstrap_ci, paired_permutation_test
 
 
 def _without(monkeypatch: pytest.MonkeyPatch, *modules: str) -> None:

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from batch_helpers import require_extra
 from noisegauge import Sample
 from noisegauge.cli.main import cli
-from noisegauge.engine.metrics import METRIC_NAMES
+from noisegauge.engine.catalogue import METRIC_NAMES
 from noisegauge.stress import curve_from_rows, stress
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from noisegauge import Sample, score_sample
+from noisegauge.engine.catalogue import compute_metrics
 from noisegauge.engine.evidence import build_evidence
 from noisegauge.engine.matrix import ClaimVerdicts, VerdictScores
-from noisegauge.engine.metrics import compute_metrics
 from noisegauge.infra.store import JudgeCache
 from noisegauge.judges.base import ScoredChecker
-from noisegauge.judges.cache import with_cache
+from noisegauge.judges.cached import with_cache
 from noisegauge.judges.lexical import LexicalJudge
-from noisegauge.runner.stats import RunStats
+from noisegauge.report.totals import RunStats
 from noisegauge.verdicts import Verdict
 
 E, N = Verdict.ENTAILED, Verdict.NEUTRAL

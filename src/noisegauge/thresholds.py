@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .engine.catalogue import canonical
 from .engine.summary import MetricSummary
 from .errors import InvalidInput
 
@@ -28,20 +29,9 @@ Op = Literal["<=", "<", ">=", ">"]
 _SPEC = re.compile(r"^\s*(<=|>=|<|>|=<|=>)\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*$")
 _FLIP = {"=<": "<=", "=>": ">="}
 
-#: Names users know from RAGChecker and Ragas -> ours (kept here so no CLI import is needed).
-_ALIASES = {
-    "noise_sensitivity_in_relevant": "noise_sensitivity_relevant",
-    "noise_sensitivity_in_irrelevant": "noise_sensitivity_irrelevant",
-    "context_recall": "claim_recall", "answer_precision": "precision",
-    "answer_recall": "recall", "answer_f1": "f1",
-    "ranked_context_precision": "context_precision_ranked",
-}
-
-
 def canonical_metric(name: str) -> str:
     """Our column name for ``name`` (RAGChecker/Ragas aliases accepted)."""
-    key = name.strip().lower()
-    return _ALIASES.get(key, key)
+    return canonical(name)
 
 
 @dataclass(frozen=True)

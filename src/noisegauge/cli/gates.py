@@ -10,8 +10,8 @@ from collections.abc import Callable
 
 import click
 
+from ..engine.catalogue import canonical
 from ..engine.metrics import METRIC_RANGE
-from ..runner.plan import METRIC_ALIASES
 
 __all__ = ["Gate", "parse_gates", "check_gates"]
 
@@ -31,7 +31,6 @@ def parse_gates(values: tuple[str, ...], direction: str) -> list[Gate]:
             raise click.BadParameter(f"{text!r}: expected METRIC=VALUE, e.g. "
                                      "noise_sensitivity_relevant=0.3",
                                      param_hint=f"--fail-{direction}")
-        name = name.strip().lower()
         lo, hi = METRIC_RANGE
         if not lo <= threshold <= hi:  # -5 always fails, 1e999 (inf) never does: both say nothing
             never = (threshold < lo) == (direction == "below")
@@ -39,7 +38,7 @@ def parse_gates(values: tuple[str, ...], direction: str) -> list[Gate]:
                 f"{text!r}: {raw.strip()} is outside the range of every metric, "
                 f"[{lo:g}, {hi:g}], so this gate would {'never' if never else 'always'} fail; "
                 f"give a value from {lo:g} to {hi:g}", param_hint=f"--fail-{direction}")
-        gates.append((METRIC_ALIASES.get(name, name), threshold, direction))
+        gates.append((canonical(name), threshold, direction))
     return gates
 
 

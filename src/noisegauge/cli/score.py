@@ -44,11 +44,12 @@ from ..judges.canaries import CanaryReport, watch
 from ..judges.llm.modes import MODES
 from ..judges.registry import get_judge
 from ..leaks.text import agreement_line
+from ..report.totals import RunStats
 from ..runner.evaluate import Report, aevaluate
 from ..runner.journal import journal_path
 from ..runner.plan import Plan, aclose_judges, resolve_metrics
+from ..runner.pool import default_workers, judged_in_pool
 from ..runner.progress import usage_line
-from ..runner.stats import RunStats
 from ..samples import MAX_TEXT_CHARS
 from ..scoring.labels import RELEVANCE_MODES
 from .ci import bars, ci_options, config_of, gates_of, write_ci_outputs
@@ -221,7 +222,9 @@ def _make_judge(spec: str, settings: dict[str, Any]) -> Judge:
               help="Ray cluster to join: auto (this machine's) or ray://HOST:10001 "
                    "(default: start a local Ray).")
 @click.option("--workers", type=click.IntRange(min=1), metavar="N",
-              help="Blocks judged at once with --engine ray (default: the cluster's CPUs).")
+              help="Local: processes judging with a CPU-bound judge (lexical, nli; default: "
+                   "every core; 1: one process; same output). --engine ray: blocks judged at "
+                   "once (default: the cluster's CPUs).")
 @click.option("--compat", type=click.Choice(COMPAT_MODES),
               help="ragchecker: RAGChecker's computation.py values (0.0) where a metric has no "
                    "denominator, instead of undefined.")
@@ -272,8 +275,8 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
         raise click.UsageError("--cache and --no-cache contradict each other")
     if out is not None and input_path.exists() and out.exists() and out.samefile(input_path):
         raise click.UsageError("--out would overwrite INPUT; choose another file")
-    if engine == "local" and (ray_address is not None or workers is not None):
-        raise click.UsageError("--ray-address and --workers need --engine ray")
+    if engine == "local" and ray_address is not None:
+        raise click.UsageError("--ray-address needs --engine ray")
     if gate_on == "corrected" and labels_path is None:
         raise click.UsageError("--gate-on corrected needs --labels LABELS")
     if labels_path is not None:
@@ -411,9 +414,10 @@ def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: 
     judge = _make_judge(judge_spec, settings)
     canaries = CanaryReport()
     scale = scale or {}
-    # A few probes during the run; on Ray the judge goes to the workers as it is, so the
-    # canaries run before the rows only.
-    during = canaries_on and scale.get("engine", "local") == "local"
+    # A few probes during the run; on Ray or in worker processes the judge goes to the
+    # workers as it is, so the canaries run before the rows only.
+    pooled = judged_in_pool(judge, scale.get("workers") or default_workers())
+    during = canaries_on and scale.get("engine", "local") == "local" and not pooled
     watched = watch(judge, canaries) if during else judge
     names = [m.name for m in resolve_metrics(metrics, judge)]
     for name, _, direction in gates:

@@ -15,7 +15,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from ..engine.metrics import METRIC_NAMES
+from ..engine import catalogue
 from ..errors import MissingDependency, NoiseGaugeError
 from ..infra.secrets import register_secret, register_secret_header
 from ..runner.progress import RichProgress
@@ -26,10 +26,6 @@ from .tracking import MlflowTarget, mlflow_options, track
 __all__ = ["stress", "compare"]
 
 F = TypeVar("F", bound=Callable[..., Any])
-_KEY = ("noise_sensitivity_relevant", "noise_sensitivity_irrelevant", "hallucination",
-        "precision", "faithfulness")
-_SHORT = {"noise_sensitivity_relevant": "NS rel", "noise_sensitivity_irrelevant": "NS irr",
-          "hallucination": "halluc", "precision": "precision", "faithfulness": "faithful"}
 
 
 #: Judges that call an endpoint, and so take --timeout and --max-retries.
@@ -105,7 +101,8 @@ def _sweep_options(f: F) -> F:
         click.option("--ray-address", metavar="ADDRESS",
                      help="Ray cluster to join: auto or ray://HOST:10001 (default: a local Ray)."),
         click.option("--workers", type=click.IntRange(min=1), metavar="N",
-                     help="Blocks judged at once with --engine ray (default: the cluster's CPUs)."),
+                     help="Local: processes judging with a CPU-bound judge (default: every "
+                          "core). --engine ray: blocks judged at once (default: its CPUs)."),
         click.option("--max-retries", "--retries", "retries", type=click.IntRange(min=0),
                      metavar="N", help="Retries of transient pipeline failures (2), and of "
                                        "judge requests for an openai: judge."),
@@ -142,9 +139,8 @@ def _run_kwargs(opts: dict[str, Any], out: Path) -> dict[str, Any]:
         register_secret_header(name, value)
     scale = {"engine": opts.get("engine", "local"), "ray_address": opts.get("ray_address"),
              "workers": opts.get("workers")}
-    if scale["engine"] == "local" and (scale["ray_address"] is not None
-                                       or scale["workers"] is not None):
-        _fail("--ray-address and --workers need --engine ray")
+    if scale["engine"] == "local" and scale["ray_address"] is not None:
+        _fail("--ray-address needs --engine ray")
     cache = None if opts["no_cache"] else Path(opts["cache_path"] or out / "generations.sqlite")
     return {"levels": opts["levels"], "judge": opts["judge"], "strategy": opts["strategy"],
             "position": opts["position"], "repeats": opts["repeats"], "seed": opts["seed"],
@@ -203,8 +199,9 @@ def _print_curve(console: Console, curve: dict[str, Any], title: str) -> None:
     table.add_column("distractors →")
     for level in curve["levels"]:
         table.add_column(str(level), justify="right")
-    for name in _KEY:
-        table.add_row(_SHORT[name], *(_fmt(p) for p in curve["metrics"][name]))
+    for s in catalogue.all_specs():  # the key metrics the curve has
+        if s.key and s.name in curve["metrics"]:
+            table.add_row(s.short, *(_fmt(p) for p in curve["metrics"][s.name]))
     counts = curve["metrics"]["noise_sensitivity_relevant"]
     table.add_row("n (undef/err)", *(f"{p['n']} ({p['undefined']}/{p['errors']})" for p in counts),
                   style="dim")
@@ -237,8 +234,8 @@ def stress(golden: str, pipeline: str, out_dir: str, fail_above: tuple[str, ...]
 
     gates = parse_gates(fail_above, "above") + parse_gates(fail_below, "below")
     for name, _, direction in gates:
-        if name not in METRIC_NAMES:
-            raise click.BadParameter(f"{name!r} is not a metric ({', '.join(METRIC_NAMES)})",
+        if name not in catalogue.family():
+            raise click.BadParameter(f"{name!r} is not a metric ({', '.join(catalogue.family())})",
                                      param_hint=f"--fail-{direction}")
     level = max(opts["levels"]) if gate_level is None else gate_level
     if level not in opts["levels"]:

@@ -9,10 +9,10 @@ imported only when asked for; a missing extra raises the exact ``pip install`` l
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from ..engine.relevancy import cosine
 from ..errors import InvalidInput
 
 __all__ = ["Embedder", "get_embedder", "cosine", "DEFAULT_EMBEDDER"]
@@ -32,20 +32,6 @@ class Embedder(Protocol):
     def identity(self) -> dict[str, Any]:
         """What identifies its vectors (kind, model, endpoint; never a key)."""
         ...
-
-
-def cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    """Cosine similarity (0.0 when either vector is all zeros).
-
-    >>> round(cosine([1.0, 0.0], [1.0, 1.0]), 4)
-    0.7071
-    """
-    if len(a) != len(b):
-        raise ValueError(f"vectors of different lengths: {len(a)} and {len(b)}")
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    na = math.sqrt(sum(x * x for x in a))
-    nb = math.sqrt(sum(y * y for y in b))
-    return 0.0 if na == 0.0 or nb == 0.0 else dot / (na * nb)
 
 
 def get_embedder(spec: str | Embedder | None = None, **kwargs: Any) -> Embedder:

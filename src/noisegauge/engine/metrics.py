@@ -1,4 +1,6 @@
-"""RAGChecker's metric algebra as one pure function (anchors §1.5, §2.4).
+"""RAGChecker's metric algebra: one pure function per metric over a sample's verdicts
+(anchors §1.5, §2.4). Their names, directions, labels and RAGChecker's empties are facts of
+the catalogue (``engine.catalogue``), which computes them all in one pass.
 
 Only ``entailed`` counts as true. A metric whose denominator is empty is *undefined*
 with a reason; it is never NaN and never a silent 0 (RAGChecker returns 0.0 there,
@@ -20,48 +22,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 from ..errors import InvalidInput
 from ..verdicts import Verdict
 from .matrix import ClaimVerdicts
 
-__all__ = ["COMPAT_MODES", "Compat", "METRIC_CHECKS", "METRIC_NAMES", "METRIC_RANGE", "MetricValue",
-           "check_compat", "chunk_relevance", "claim_flags", "compute_metrics", "relevance_of"]
+__all__ = ["COMPAT_MODES", "Compat", "Judged", "METRIC_RANGE", "MetricValue", "check_compat", "chunk_relevance",
+           "claim_flags", "relevance_of", "claim_recall", "context_precision", "context_utilization", "f1",
+           "faithfulness", "hallucination", "noise_sensitivity_irrelevant",
+           "noise_sensitivity_relevant", "precision", "recall", "self_knowledge"]
 
 #: ``None`` is our default (typed undefined); ``"ragchecker"`` reproduces its computation.py.
 Compat = Literal["ragchecker"]
 COMPAT_MODES: tuple[str, ...] = ("ragchecker",)
-
-METRIC_NAMES: tuple[str, ...] = (
-    "noise_sensitivity_relevant",
-    "noise_sensitivity_irrelevant",
-    "hallucination",
-    "self_knowledge",
-    "faithfulness",
-    "precision",
-    "recall",
-    "f1",
-    "claim_recall",
-    "context_precision",
-    "context_utilization",
-)
-
-#: The checks (``ClaimVerdicts`` matrices) each metric reads: a doubtful verdict in one of
-#: them is a doubt about that metric.
-METRIC_CHECKS: dict[str, tuple[str, ...]] = {
-    "noise_sensitivity_relevant": ("answer2response", "retrieved2response", "retrieved2answer"),
-    "noise_sensitivity_irrelevant": ("answer2response", "retrieved2response", "retrieved2answer"),
-    "hallucination": ("answer2response", "retrieved2response"),
-    "self_knowledge": ("answer2response", "retrieved2response"),
-    "faithfulness": ("retrieved2response",),
-    "precision": ("answer2response",),
-    "recall": ("response2answer",),
-    "f1": ("answer2response", "response2answer"),
-    "claim_recall": ("retrieved2answer",),
-    "context_precision": ("retrieved2answer",),
-    "context_utilization": ("retrieved2answer", "response2answer"),
-}
 
 NO_RESPONSE_CLAIMS = "no response claims"
 NO_REFERENCE_CLAIMS = "no reference claims"
@@ -144,89 +119,112 @@ def relevance_of(cv: ClaimVerdicts, relevant: Sequence[bool] | None) -> tuple[bo
     return rel
 
 
-def compute_metrics(cv: ClaimVerdicts, *, compat: Compat | None = None,
-                    relevant: Sequence[bool] | None = None) -> dict[str, MetricValue]:
-    """Every RAGChecker metric for one sample, keyed by the names in ``METRIC_NAMES``;
-    ``compat="ragchecker"`` for RAGChecker's values where a denominator is empty.
-    ``relevant``: which chunks are relevant, when known otherwise than from the judge (labels);
-    by default a chunk is relevant iff it entails a reference claim."""
-    out = _typed_metrics(cv, relevant)
-    return out if check_compat(compat) is None else _ragchecker_empties(cv, out)
+@dataclass(frozen=True)
+class Judged:
+    """One sample's verdicts and what several metrics read from them, each worked out once
+    (a metric function takes this, so the eleven share one pass). ``labels``: which chunks
+    are relevant when known otherwise than from the judge (people's labels); by default a
+    chunk is relevant iff it entails a reference claim."""
+
+    cv: ClaimVerdicts
+    labels: tuple[bool, ...] | None = None
+
+    @cached_property
+    def relevant(self) -> tuple[bool, ...]:
+        return relevance_of(self.cv, self.labels)
+
+    @property
+    def knows_relevance(self) -> bool:
+        """Labels say which chunks are relevant without any reference claim; the judge cannot."""
+        return bool(self.cv.reference_claims) or self.labels is not None
+
+    @cached_property
+    def flags(self) -> ClaimFlags:
+        return claim_flags(self.cv, self.relevant)
+
+    @cached_property
+    def incorrect(self) -> tuple[bool, ...]:
+        return tuple(not c for c in self.flags.correct)
+
+    @cached_property
+    def covered(self) -> tuple[bool, ...]:
+        """Per reference claim: entailed by some chunk."""
+        return tuple(any(v is Verdict.ENTAILED for v in row) for row in self.cv.retrieved2answer)
+
+    @cached_property
+    def in_response(self) -> tuple[bool, ...]:
+        """Per reference claim: entailed by the response."""
+        return tuple(v is Verdict.ENTAILED for v in self.cv.response2answer)
 
 
-def _typed_metrics(cv: ClaimVerdicts, relevant: Sequence[bool] | None = None) -> dict[str, MetricValue]:
-    rel = relevance_of(cv, relevant)
-    f = claim_flags(cv, rel)
-    # Labels say which chunks are relevant without any reference claim; the judge cannot.
-    has_ref = bool(cv.reference_claims) or relevant is not None
-    out: dict[str, MetricValue] = {}
-
-    # Generator-side metrics: denominator = response claims.
-    incorrect = [not c for c in f.correct]
-    if has_ref:
-        out["noise_sensitivity_relevant"] = _mean(
-            [i and r for i, r in zip(incorrect, f.relevant_faithful, strict=True)], NO_RESPONSE_CLAIMS)
-        out["noise_sensitivity_irrelevant"] = _mean(
-            [i and r for i, r in zip(incorrect, f.irrelevant_faithful, strict=True)], NO_RESPONSE_CLAIMS)
-    else:
-        reason = NO_RESPONSE_CLAIMS if not cv.response_claims else NO_RELEVANCE
-        out["noise_sensitivity_relevant"] = MetricValue(None, reason)
-        out["noise_sensitivity_irrelevant"] = MetricValue(None, reason)
-    out["hallucination"] = _mean(
-        [i and not fa for i, fa in zip(incorrect, f.faithful, strict=True)], NO_RESPONSE_CLAIMS)
-    out["self_knowledge"] = _mean(
-        [c and not fa for c, fa in zip(f.correct, f.faithful, strict=True)], NO_RESPONSE_CLAIMS)
-    out["faithfulness"] = _mean(list(f.faithful), NO_RESPONSE_CLAIMS)
-
-    # Overall: correctness and completeness against the reference.
-    precision = _mean(list(f.correct), NO_RESPONSE_CLAIMS)
-    recall = _mean([v is Verdict.ENTAILED for v in cv.response2answer], NO_REFERENCE_CLAIMS)
-    out["precision"] = precision
-    out["recall"] = recall
-    if precision.value is None or recall.value is None:
-        out["f1"] = MetricValue(None, precision.reason or recall.reason)
-    elif precision.value + recall.value == 0:
-        out["f1"] = MetricValue(0.0)
-    else:
-        p, r = precision.value, recall.value
-        out["f1"] = MetricValue(2 * p * r / (p + r))
-
-    # Retriever-side metrics.
-    covered = [any(v is Verdict.ENTAILED for v in row) for row in cv.retrieved2answer]
-    out["claim_recall"] = _mean(covered, NO_REFERENCE_CLAIMS)
-    if cv.n_chunks == 0:
-        out["context_precision"] = MetricValue(None, NO_CHUNKS)
-    elif not has_ref:
-        out["context_precision"] = MetricValue(None, NO_RELEVANCE)
-    else:
-        out["context_precision"] = _mean(list(rel), NO_CHUNKS)
-    in_response = [v is Verdict.ENTAILED for v in cv.response2answer]
-    used = [iv for cov, iv in zip(covered, in_response, strict=True) if cov]
-    out["context_utilization"] = _mean(
-        used, NO_REFERENCE_CLAIMS if not has_ref else NO_COVERED_REFERENCE)
-    return out
+def _noise(j: Judged, by: tuple[bool, ...]) -> MetricValue:
+    if not j.knows_relevance:  # no chunk can be judged relevant
+        return MetricValue(None, NO_RESPONSE_CLAIMS if not j.cv.response_claims else NO_RELEVANCE)
+    return _mean([i and r for i, r in zip(j.incorrect, by, strict=True)], NO_RESPONSE_CLAIMS)
 
 
-_ZERO = MetricValue(0.0)
+def noise_sensitivity_relevant(j: Judged) -> MetricValue:
+    """Wrong claims entailed by a relevant chunk, over response claims."""
+    return _noise(j, j.flags.relevant_faithful)
 
 
-def _ragchecker_empties(cv: ClaimVerdicts, out: dict[str, MetricValue]) -> dict[str, MetricValue]:
-    """``out`` with each empty-denominator case replaced by RAGChecker's branch for it."""
-    r, g, n = len(cv.response_claims), len(cv.reference_claims), cv.n_chunks
-    if r == 0:
-        out["precision"] = _ZERO
-    if g == 0:
-        out["recall"] = _ZERO
-    p, rc = out["precision"].value, out["recall"].value
-    assert p is not None and rc is not None  # defined above or by the typed pass
-    out["f1"] = MetricValue(2 * p * rc / (p + rc)) if p > 0 and rc > 0 else _ZERO
-    # evaluate_retrieval guards len(retrieved2answer) > 0 and len(retrieved2answer[0]) > 0
-    if g == 0 or n == 0:
-        out["claim_recall"] = out["context_precision"] = _ZERO
-    if not any(v is Verdict.ENTAILED for row in cv.retrieved2answer for v in row):
-        out["context_utilization"] = _ZERO
-    if r == 0 or n == 0:
-        out["hallucination"] = out["self_knowledge"] = out["faithfulness"] = _ZERO
-    if r == 0 or n == 0 or g == 0:
-        out["noise_sensitivity_relevant"] = out["noise_sensitivity_irrelevant"] = _ZERO
-    return out
+def noise_sensitivity_irrelevant(j: Judged) -> MetricValue:
+    """Wrong claims entailed only by irrelevant chunks, over response claims."""
+    return _noise(j, j.flags.irrelevant_faithful)
+
+
+def hallucination(j: Judged) -> MetricValue:
+    """Wrong claims no chunk entails, over response claims."""
+    return _mean([i and not fa for i, fa in zip(j.incorrect, j.flags.faithful, strict=True)],
+                 NO_RESPONSE_CLAIMS)
+
+
+def self_knowledge(j: Judged) -> MetricValue:
+    """Correct claims no chunk entails, over response claims."""
+    return _mean([c and not fa for c, fa in zip(j.flags.correct, j.flags.faithful, strict=True)],
+                 NO_RESPONSE_CLAIMS)
+
+
+def faithfulness(j: Judged) -> MetricValue:
+    """Claims some chunk entails, over response claims."""
+    return _mean(list(j.flags.faithful), NO_RESPONSE_CLAIMS)
+
+
+def precision(j: Judged) -> MetricValue:
+    """Response claims the reference entails (correctness)."""
+    return _mean(list(j.flags.correct), NO_RESPONSE_CLAIMS)
+
+
+def recall(j: Judged) -> MetricValue:
+    """Reference claims the response entails (completeness)."""
+    return _mean(list(j.in_response), NO_REFERENCE_CLAIMS)
+
+
+def f1(j: Judged) -> MetricValue:
+    """Harmonic mean of precision and recall; undefined with either."""
+    p, r = precision(j), recall(j)
+    if p.value is None or r.value is None:
+        return MetricValue(None, p.reason or r.reason)
+    if p.value + r.value == 0:
+        return MetricValue(0.0)
+    return MetricValue(2 * p.value * r.value / (p.value + r.value))
+
+
+def claim_recall(j: Judged) -> MetricValue:
+    """Reference claims some chunk entails."""
+    return _mean(list(j.covered), NO_REFERENCE_CLAIMS)
+
+
+def context_precision(j: Judged) -> MetricValue:
+    """Chunks that entail a reference claim, over chunks."""
+    if j.cv.n_chunks == 0:
+        return MetricValue(None, NO_CHUNKS)
+    if not j.knows_relevance:
+        return MetricValue(None, NO_RELEVANCE)
+    return _mean(list(j.relevant), NO_CHUNKS)
+
+
+def context_utilization(j: Judged) -> MetricValue:
+    """Of the reference claims the chunks cover, the share the response states."""
+    used = [iv for cov, iv in zip(j.covered, j.in_response, strict=True) if cov]
+    return _mean(used, NO_REFERENCE_CLAIMS if not j.cv.reference_claims else NO_COVERED_REFERENCE)

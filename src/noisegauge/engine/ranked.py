@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .matrix import ClaimVerdicts
-from .metrics import NO_CHUNKS, NO_RELEVANCE, MetricValue, relevance_of
+from .metrics import NO_CHUNKS, NO_RELEVANCE, Judged, MetricValue, relevance_of
 
-__all__ = ["RANKED_CONTEXT_PRECISION", "ranked_context_precision", "ranked_precision"]
+__all__ = ["RANKED_CONTEXT_PRECISION", "context_precision_ranked", "ranked_context_precision",
+           "ranked_precision"]
 
 RANKED_CONTEXT_PRECISION = "context_precision_ranked"
 
@@ -47,3 +48,8 @@ def ranked_context_precision(cv: ClaimVerdicts,
     if not cv.reference_claims and relevant is None:
         return MetricValue(None, NO_RELEVANCE)
     return MetricValue(ranked_precision(relevance_of(cv, relevant)))
+
+
+def context_precision_ranked(j: Judged) -> MetricValue:
+    """``ranked_context_precision`` over a judged pass (the catalogue's function)."""
+    return ranked_context_precision(j.cv, j.labels)

@@ -9,15 +9,15 @@ the value is undefined with a reason, never 0 or NaN.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..embeddings import cosine
 from .metrics import MetricValue
 
 __all__ = ["ANSWER_RELEVANCY", "NO_QUESTIONS", "EMPTY_RESPONSE", "RelevancyEvidence",
-           "answer_relevancy"]
+           "answer_relevancy", "cosine"]
 
 ANSWER_RELEVANCY = "answer_relevancy"
 NO_QUESTIONS = "no question could be written from the response"
@@ -51,6 +51,20 @@ class RelevancyEvidence:
                    similarities=() if any(v is None for v in sims) else
                    tuple(float(v) for v in sims),
                    noncommittal=bool(data.get("noncommittal")), source=str(data.get("source")))
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    """Cosine similarity (0.0 when either vector is all zeros).
+
+    >>> round(cosine([1.0, 0.0], [1.0, 1.0]), 4)
+    0.7071
+    """
+    if len(a) != len(b):
+        raise ValueError(f"vectors of different lengths: {len(a)} and {len(b)}")
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    na = math.sqrt(sum(x * x for x in a))
+    nb = math.sqrt(sum(y * y for y in b))
+    return 0.0 if na == 0.0 or nb == 0.0 else dot / (na * nb)
 
 
 def answer_relevancy(question: Sequence[float], generated: Sequence[Sequence[float]],

@@ -26,7 +26,7 @@ from ..engine.summary import MetricSummary
 from ..errors import InvalidInput, MissingDependency
 
 if TYPE_CHECKING:
-    from ..runner.report import Report
+    from ..runner.run_report import Report
 
 __all__ = ["DEFAULT_EXPERIMENT", "TrackedRun", "dataset_digest", "log_compare", "log_report",
            "log_run", "log_stress", "scorers", "summary_metrics"]

@@ -9,7 +9,8 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..engine.metrics import METRIC_NAMES, check_compat
+from ..engine.catalogue import METRIC_NAMES
+from ..engine.metrics import check_compat
 from ..errors import InvalidInput
 from ..judges.base import Judge
 from ..judges.registry import get_judge

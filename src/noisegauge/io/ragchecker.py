@@ -17,6 +17,7 @@ import json
 from collections.abc import Mapping
 from typing import IO, Any
 
+from ..engine.catalogue import all_specs
 from ..engine.matrix import ClaimVerdicts
 from ..samples import Sample
 from ..verdicts import Verdict
@@ -27,27 +28,30 @@ __all__ = [
     "RAGCHECKER_NAMES",
     "RagcheckerWriter",
     "ragchecker_aggregate",
+    "ragchecker_groups",
+    "ragchecker_names",
     "to_ragchecker_record",
 ]
 
-#: our metric name -> RAGChecker's
-RAGCHECKER_NAMES: dict[str, str] = {
-    "precision": "precision", "recall": "recall", "f1": "f1",
-    "claim_recall": "claim_recall", "context_precision": "context_precision",
-    "context_utilization": "context_utilization",
-    "noise_sensitivity_relevant": "noise_sensitivity_in_relevant",
-    "noise_sensitivity_irrelevant": "noise_sensitivity_in_irrelevant",
-    "hallucination": "hallucination", "self_knowledge": "self_knowledge",
-    "faithfulness": "faithfulness",
-}
 
-RAGCHECKER_GROUPS: dict[str, tuple[str, ...]] = {
-    "overall": ("precision", "recall", "f1"),
-    "retriever": ("claim_recall", "context_precision"),
-    "generator": ("context_utilization", "noise_sensitivity_in_relevant",
-                  "noise_sensitivity_in_irrelevant", "hallucination", "self_knowledge",
-                  "faithfulness"),
-}
+
+def ragchecker_names() -> dict[str, str]:
+    """Our metric name -> RAGChecker's, for every metric RAGChecker has (from the catalogue)."""
+    return {s.name: s.ragchecker for s in all_specs() if s.ragchecker is not None}
+
+
+def ragchecker_groups() -> dict[str, tuple[str, ...]]:
+    """RAGChecker's aggregate groups (overall, retriever, generator) with its metric names."""
+    groups: dict[str, tuple[str, ...]] = {"overall": (), "retriever": (), "generator": ()}
+    for s in all_specs():
+        if s.ragchecker is not None and s.ragchecker_group is not None:
+            groups[s.ragchecker_group] += (s.ragchecker,)
+    return groups
+
+
+#: ``ragchecker_names()`` and ``ragchecker_groups()`` of the built-in metrics.
+RAGCHECKER_NAMES: dict[str, str] = ragchecker_names()
+RAGCHECKER_GROUPS: dict[str, tuple[str, ...]] = ragchecker_groups()
 
 _LABELS = {Verdict.ENTAILED: "Entailment", Verdict.NEUTRAL: "Neutral",
            Verdict.CONTRADICTED: "Contradiction"}
@@ -86,7 +90,7 @@ def to_ragchecker_record(index: int, row: Mapping[str, Any], sample: Mapping[str
         )
     metrics = row.get("metrics") or {}
     out["metrics"] = ({} if row.get("status") == "error" else
-                      {theirs: metrics.get(ours) for ours, theirs in RAGCHECKER_NAMES.items()})
+                      {theirs: metrics.get(ours) for ours, theirs in ragchecker_names().items()})
     out["noisegauge"] = {"index": index, "status": row.get("status"), "reason": row.get("reason"),
                          "error_kind": row.get("error_kind"), "undefined": row.get("undefined") or {}}
     return out
@@ -95,7 +99,7 @@ def to_ragchecker_record(index: int, row: Mapping[str, Any], sample: Mapping[str
 def ragchecker_aggregate(sums: Mapping[str, tuple[float, int]]) -> dict[str, dict[str, float | None]]:
     """Grouped aggregate from per-metric (sum, count) of defined values, RAGChecker-rounded."""
     out: dict[str, dict[str, float | None]] = {}
-    for group, names in RAGCHECKER_GROUPS.items():
+    for group, names in ragchecker_groups().items():
         out[group] = {}
         for name in names:
             total, n = sums.get(name, (0.0, 0))

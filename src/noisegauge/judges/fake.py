@@ -11,7 +11,7 @@ from ..textkit.sentences import sentences
 from ..verdicts import Verdict, parse_verdict
 from .base import Usage, record_usage
 
-__all__ = ["FakeJudge"]
+__all__ = ["FakeJudge", "make_judge"]
 
 ClaimScript = Mapping[str, Sequence[str]] | Callable[[str, "str | None"], Sequence[str]]
 VerdictScript = Mapping[tuple[str, str], Any] | Callable[[str, str], Any]
@@ -77,3 +77,8 @@ class FakeJudge:
                 f"fake judge has no scripted verdict for claim {claim[:60]!r} "
                 f"against premise {premise[:60]!r}")
         return Verdict.ENTAILED if _norm(claim) and _norm(claim) in _norm(premise) else self._default
+
+
+def make_judge(arg: str | None, **kwargs: Any) -> FakeJudge:
+    """Registry factory for ``get_judge("fake", **kwargs)``."""
+    return FakeJudge(**kwargs)

@@ -10,7 +10,7 @@ from ..errors import JudgeError
 from ..samples import Sample
 from ..verdicts import Verdict
 
-__all__ = ["PrecomputedJudge"]
+__all__ = ["PrecomputedJudge", "make_judge"]
 
 _HINT = ("this row has no complete precomputed fields (response_claims, gt_answer_claims, "
          "answer2response, response2answer, retrieved2response, retrieved2answer); "
@@ -33,3 +33,8 @@ class PrecomputedJudge:
 
     async def check(self, premise: str, claims: Sequence[str]) -> list[Verdict]:
         raise JudgeError("the precomputed judge cannot check claims: " + _HINT)
+
+
+def make_judge(arg: str | None, **kwargs: Any) -> PrecomputedJudge:
+    """Registry factory for ``get_judge("precomputed")`` (it takes no settings)."""
+    return PrecomputedJudge()

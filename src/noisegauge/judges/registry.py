@@ -18,24 +18,16 @@ from .base import Judge
 __all__ = ["get_judge", "check_judge", "JUDGE_FACTORIES"]
 
 #: kind -> "module:callable"; the callable takes (arg: str | None, **kwargs) -> Judge.
+#: Named, not imported, so the registry (which a judge may use, as NLI does for its
+#: extractor) depends on no judge and each judge's dependencies load only when it is used.
 JUDGE_FACTORIES: dict[str, str] = {
     "lexical": "noisegauge.judges.lexical:make_judge",
-    "fake": "noisegauge.judges.registry:_make_fake",
-    "precomputed": "noisegauge.judges.registry:_make_precomputed",
+    "fake": "noisegauge.judges.fake:make_judge",
+    "precomputed": "noisegauge.judges.precomputed:make_judge",
     "openai": "noisegauge.judges.llm.judge:make_judge",
     "nli": "noisegauge.judges.nli.judge:make_judge",
     "litellm": "noisegauge.judges.llm.adapters:make_litellm_judge",
 }
-
-
-def _make_fake(arg: str | None, **kwargs: Any) -> Judge:
-    from .fake import FakeJudge
-    return FakeJudge(**kwargs)
-
-
-def _make_precomputed(arg: str | None, **kwargs: Any) -> Judge:
-    from .precomputed import PrecomputedJudge
-    return PrecomputedJudge()
 
 
 def _load(target: str) -> Callable[..., Judge]:

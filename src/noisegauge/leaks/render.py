@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from rich import box
 from rich.table import Table
 
-from ..report.fmt import LABELS
+from ..engine.catalogue import label
 from .aggregate import SourceLeaks
 from .claims import LEAK_KINDS
 from .text import frac, pct, source_label
@@ -37,7 +37,7 @@ def sources_table(sources: Sequence[SourceLeaks]) -> Table:
 def topk_table(rows: tuple[TopKRow, ...]) -> Table:
     table = Table(box=box.SIMPLE_HEAD)
     table.add_column("k", justify="right")
-    for head in (f"{LABELS['claim_recall'].lower()}@k", f"{LABELS['context_precision'].lower()}@k",
+    for head in (f"{label('claim_recall').lower()}@k", f"{label('context_precision').lower()}@k",
                  "irrelevant kept", "leaks dropped"):
         table.add_column(head, justify="right", no_wrap=True)
     for r in rows:

@@ -20,8 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..engine.catalogue import METRIC_NAMES
 from ..engine.evidence import Bucket
-from ..engine.metrics import METRIC_NAMES
 from ..errors import InvalidInput
 from .human import HumanSample, human_sample, is_complete
 from .labels import Labels, digest_of, read_labels, sample_key

@@ -20,9 +20,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..engine.catalogue import METRIC_NAMES, compute_metrics
 from ..engine.evidence import Bucket, build_evidence
 from ..engine.matrix import ClaimVerdicts
-from ..engine.metrics import METRIC_NAMES, MetricValue, compute_metrics
+from ..engine.metrics import MetricValue
 from ..verdicts import Verdict
 from .labels import SampleLabels
 

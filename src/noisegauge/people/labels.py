@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..engine.metrics import METRIC_NAMES
+from ..engine.catalogue import METRIC_NAMES
 from ..errors import InvalidInput
 
 try:  # POSIX; elsewhere appends are still one write each, but unlocked

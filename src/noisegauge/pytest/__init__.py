@@ -28,7 +28,7 @@ from typing import Any
 
 from .._async import run_sync
 from ..config import ProjectConfig, load_config
-from ..engine.metrics import METRIC_NAMES
+from ..engine.catalogue import family
 from ..errors import InvalidInput
 from ..judges.base import Judge
 from ..report.digest import outcome_lines, sample_lines
@@ -121,7 +121,7 @@ async def aassert_scores(report_or_samples: Any, /, *, judge: Judge | str | None
                                  progress=False)
     # Every metric of the family is in each row (one judged pass computes them all), so a
     # bar may name one the run did not ask for; an unknown name is a typo.
-    known = {*report.metrics, *METRIC_NAMES}
+    known = {*report.metrics, *family()}
     missing = [t.metric for t in bars if t.metric not in known]
     if missing:
         raise InvalidInput(f"the report has no {', '.join(missing)} column(s) (it has "

@@ -1,10 +1,10 @@
 """Two result files of the same inputs, side by side: paired differences per metric and the
 samples that got better or worse.
 
-The statistics are the stress A/B's (``stress.stats``): a paired bootstrap interval of the
+The statistics are the stress A/B's (``engine.paired``): a paired bootstrap interval of the
 mean difference and a sign-flip permutation p-value, over the samples both runs define.
 Two stress runs (rows with ``item_id``, ``level`` and ``repeat``) are compared exactly as
-``noisegauge compare`` compares them (``stress.compare.compare_rows``: per golden question,
+``noisegauge compare`` compares them (``engine.ab.paired_tests``: per golden question,
 all noisy levels pooled), so the CLI and the report print the same numbers.
 """
 
@@ -14,10 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine.metrics import METRIC_NAMES
+from ..engine import catalogue
+from ..engine.ab import paired_tests
+from ..engine.paired import paired_bootstrap_ci, paired_permutation_test
 from ..errors import InvalidInput
-from ..stress.compare import LOWER_IS_BETTER, NEUTRAL, compare_rows
-from ..stress.stats import paired_bootstrap_ci, paired_permutation_test
 
 __all__ = ["MetricDiff", "SampleChange", "Comparison", "pair_rows", "compare_runs"]
 
@@ -124,8 +124,8 @@ def _diff(name: str, pairs: Sequence[tuple[int, int]], this: Sequence[Mapping[st
     ci = paired_bootstrap_ci(diffs, seed=seed)
     p = paired_permutation_test(diffs, seed=seed, resamples=5000)
     better = None
-    if p < alpha and (ci[0] > 0 or ci[1] < 0) and name not in NEUTRAL:
-        better = "this" if (mean > 0) != (name in LOWER_IS_BETTER) else "other"
+    if p < alpha and (ci[0] > 0 or ci[1] < 0) and not catalogue.neutral(name):
+        better = "this" if (mean > 0) != catalogue.lower_is_better(name) else "other"
     return MetricDiff(name, n, sum(a for a, _ in vals) / n, sum(b for _, b in vals) / n, mean, ci,
                       p, better)
 
@@ -142,16 +142,17 @@ def _is_stress(rows: Sequence[Mapping[str, Any]]) -> bool:
 def _stress_diffs(this: Sequence[Mapping[str, Any]], other: Sequence[Mapping[str, Any]],
                   names: Sequence[str], row_diffs: Sequence[MetricDiff], alpha: float,
                   seed: int) -> tuple[MetricDiff, ...]:
-    """The metrics' differences by ``stress.compare.compare_rows`` (other = A, this = B);
+    """The metrics' differences by ``engine.ab.paired_tests`` (other = A, this = B);
     names it does not test (diagnostics) keep their row-paired difference."""
-    tested = [n for n in names if n in METRIC_NAMES]
-    report = compare_rows(other, this, metrics=tested, alpha=alpha, seed=seed)
+    tested = [n for n in names if n in catalogue.family()]
+    tests = {t.metric: t for t in paired_tests(other, this, metrics=tested, alpha=alpha,
+                                                seed=seed) if t.level is None}
     out = []
     for d in row_diffs:
         if d.name not in tested:
             out.append(d)
             continue
-        t = report.test(d.name)
+        t = tests[d.name]
         better = {"b": "this", "a": "other"}.get(t.better or "")
         out.append(MetricDiff(d.name, t.n, t.mean_b, t.mean_a, t.diff, t.ci, t.p_value, better))
     return tuple(out)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..engine.metrics import METRIC_NAMES
+from ..engine import catalogue
 from ..engine.summary import MetricSummary, summarize
 from ..errors import InvalidInput, InvalidSample
 from ..judges.base import Usage
@@ -23,7 +23,7 @@ from ..leaks.aggregate import Leaks, tally
 from .align import best_unit, locate
 from .diagnosis import Point, Verdict, diagnose
 
-__all__ = ["BUCKETS", "DIAGNOSTICS", "RunInfo", "Model", "ChunkTable", "iter_results", "read_results",
+__all__ = ["BUCKETS", "RunInfo", "Model", "ChunkTable", "iter_results", "read_results",
            "fill_inputs", "sample_view", "build_model"]
 
 #: bucket -> (short code used in the page data, label)
@@ -35,8 +35,6 @@ BUCKETS: dict[str, tuple[str, str]] = {
     "hallucination": ("h", "hallucination"),
     "misattributed": ("m", "misattributed"),
 }
-#: Diagnostic columns beside the metric family (never part of its algebra).
-DIAGNOSTICS: tuple[str, ...] = ("noise_misattribution",)
 #: Sources listed in the report's Sources tab (the rest are counted in its headline).
 SOURCES_SHOWN = 20
 #: A chunk's sentence must hold this share of a claim's words to be marked as its evidence.
@@ -88,7 +86,7 @@ def fill_inputs(rows: Sequence[dict[str, Any]], input_path: str | Path) -> int:
     position). Returns how many rows were filled. For results written before rows carried
     their input."""
     from ..io.readers import open_source  # the readers pull in more than a report needs
-    from ..runner.run import input_record
+    from ..io.rows import input_record
     from ..samples import Sample
 
     samples: dict[int, Sample] = {}
@@ -236,16 +234,17 @@ class Model:
 
 def metric_names(rows: Iterable[Mapping[str, Any]]) -> tuple[str, ...]:
     """The family in its usual order, then any extra metric columns, then diagnostics."""
+    family, known = catalogue.family(), catalogue.diagnostics()
     extra: dict[str, None] = {}
     diag: dict[str, None] = {}
     for row in rows:
         for name in row.get("metrics") or {}:
-            if name not in METRIC_NAMES:
+            if name not in family:
                 extra.setdefault(name)
         for name in row.get("diagnostics") or {}:
             diag.setdefault(name)
-    return (*METRIC_NAMES, *extra, *(d for d in DIAGNOSTICS if d in diag),
-            *(d for d in diag if d not in DIAGNOSTICS))
+    return (*family, *extra, *(d for d in known if d in diag),
+            *(d for d in diag if d not in known))
 
 
 def _point(row: Mapping[str, Any], position: int) -> Point | None:

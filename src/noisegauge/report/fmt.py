@@ -4,29 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..stress.compare import LOWER_IS_BETTER, NEUTRAL
+from ..engine import catalogue
+from ..engine.catalogue import label, short
 from .markup import Html, el
 
-__all__ = ["LABELS", "LOWER", "SHORT", "ci_text", "direction", "fmt", "sample_link"]
+__all__ = ["ci_text", "direction", "fmt", "label", "lower_names", "sample_link", "short"]
 
-LABELS: dict[str, str] = {
-    "noise_sensitivity_relevant": "noise sensitivity (relevant)",
-    "noise_sensitivity_irrelevant": "noise sensitivity (irrelevant)",
-    "hallucination": "hallucination", "self_knowledge": "self-knowledge",
-    "faithfulness": "faithfulness", "precision": "precision", "recall": "recall", "f1": "F1",
-    "claim_recall": "claim recall", "context_precision": "context precision",
-    "context_utilization": "context utilization",
-    "context_precision_ranked": "ranked context precision",
-    "noise_misattribution": "misattributed noise",
-}
-SHORT: dict[str, str] = {
-    "noise_sensitivity_relevant": "NS rel", "noise_sensitivity_irrelevant": "NS irr",
-    "hallucination": "halluc.", "self_knowledge": "self-kn.", "faithfulness": "faithful.",
-    "precision": "prec.", "recall": "recall", "f1": "F1", "claim_recall": "claim rec.",
-    "context_precision": "ctx prec.", "context_utilization": "ctx util.",
-    "context_precision_ranked": "ranked CP", "noise_misattribution": "misattr.",
-}
-LOWER = LOWER_IS_BETTER | {"noise_misattribution"}
+
+def lower_names() -> list[str]:
+    """Every metric where lower is better (the page script reads them)."""
+    return sorted(s.name for s in catalogue.all_specs() if s.direction == "lower")
 
 
 def fmt(v: float | None, digits: int = 3) -> str:
@@ -38,9 +25,9 @@ def ci_text(ci: Sequence[float] | None) -> str:
 
 
 def direction(name: str) -> Html | None:
-    if name in NEUTRAL:
+    if catalogue.neutral(name):
         return None
-    low = name in LOWER
+    low = catalogue.lower_is_better(name)
     return el("span", {"class": "dir", "title": "lower is better" if low else "higher is better"},
               "↓" if low else "↑")
 

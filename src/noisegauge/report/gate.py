@@ -13,8 +13,8 @@ from typing import Any
 
 from ..engine.summary import MetricSummary
 from ..judges.base import Usage
-from ..runner.stats import RunStats
 from ..thresholds import Outcome, SampleFailure, Threshold, check, failing_samples
+from .totals import RunStats
 
 __all__ = ["GateReport"]
 

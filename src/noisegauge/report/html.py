@@ -10,10 +10,11 @@ from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
 
+from ..engine import catalogue
 from .compare import Comparison
 from .data import BUCKETS, Model
 from .diagnosis import CP_LOW, NS_HIGH, QUADRANTS, band
-from .fmt import LABELS, LOWER, SHORT, ci_text, direction, fmt, sample_link
+from .fmt import ci_text, direction, fmt, label, lower_names, sample_link, short
 from .markup import Html, el, join, json_for_script
 from .sections import compare_section, stress_section
 from .sources import sources_section
@@ -22,14 +23,14 @@ from .svg import band_gauge, interval_bar, scatter
 
 __all__ = ["page_data", "render_page"]
 
-_GROUPS = (
-    ("Noise and grounding", ("noise_sensitivity_relevant", "noise_sensitivity_irrelevant",
-                             "hallucination", "self_knowledge", "faithfulness")),
-    ("Answer", ("precision", "recall", "f1")),
-    ("Retrieval", ("claim_recall", "context_precision", "context_utilization",
-                   "context_precision_ranked")),
-    ("Diagnostic, beside the family (not part of its algebra)", ("noise_misattribution",)),
-)
+
+
+def _groups() -> list[tuple[str, tuple[str, ...]]]:
+    """The report's metric groups, titled, each with its metrics in catalogue order."""
+    specs = catalogue.all_specs()
+    return [(title, tuple(s.name for s in specs if s.group == g))
+            for g, title in catalogue.GROUPS.items()]
+
 def _asset(name: str) -> str:
     text = resources.files("noisegauge.report").joinpath("assets").joinpath(name).read_text(
         encoding="utf-8")
@@ -98,10 +99,10 @@ def _modes(m: Model) -> Html:
                            f"“{band(ci[1]).label}”: more samples would settle it.")
         n = f"n = {s.n}" if s else ""
         rows.append(el("div", {"class": "mode"},
-                       el("div", {"class": "head"}, el("span", {"class": "name"}, LABELS[name]),
+                       el("div", {"class": "head"}, el("span", {"class": "name"}, label(name)),
                           el("span", {"class": "value num"}, fmt(mean)),
                           el("span", {"class": "ci num"}, ci_text(ci), " ", n), reading),
-                       band_gauge(mean, ci, f"{LABELS[name]} on the reading bands"),
+                       band_gauge(mean, ci, f"{label(name)} on the reading bands"),
                        el("p", {"class": "advice"}, advice)))
     return el("section", {"class": "card"},
               el("h2", None, "Noise sensitivity against the reading bands"),
@@ -125,12 +126,12 @@ def _buckets(m: Model) -> Html:
     total = sum(m.buckets.values())
     stack = []
     items = []
-    for key, (code, label) in BUCKETS.items():
+    for key, (code, name) in BUCKETS.items():
         k = m.buckets.get(key, 0)
         if total and k:
             stack.append(el("div", {"class": f"bg-{code}", "style": f"width:{100 * k / total:.2f}%",
-                                    "title": f"{label}: {k}"}))
-        items.append(el("li", {"class": f"sw-{code}"}, label,
+                                    "title": f"{name}: {k}"}))
+        items.append(el("li", {"class": f"sw-{code}"}, name,
                         el("span", {"class": "n num"}, f"{k:,}",
                            el("span", {"class": "muted"}, f" · {100 * k / total:.0f}%" if total else ""))))
     return el("section", {"class": "card"},
@@ -146,7 +147,8 @@ def _buckets(m: Model) -> Html:
 
 def _metrics(m: Model) -> Html:
     body = []
-    for title, names in _GROUPS:
+    groups = _groups()
+    for title, names in groups:
         present = [n for n in names if n in m.summaries]
         if not present:
             continue
@@ -154,13 +156,13 @@ def _metrics(m: Model) -> Html:
         for n in present:
             s = m.summaries[n]
             body.append(el("tr", None,
-                           el("td", {"class": "name"}, LABELS.get(n, n), direction(n)),
+                           el("td", {"class": "name"}, label(n), direction(n)),
                            el("td", {"class": "num"}, "undefined" if s.mean is None else fmt(s.mean)),
                            el("td", {"class": "num"}, ci_text(s.ci)),
                            el("td", None, interval_bar(s.mean, s.ci)),
                            el("td", {"class": "num"}, f"{s.n:,}"),
                            el("td", {"class": "num"}, f"{s.undefined:,} / {s.errors:,}")))
-    others = [n for n in m.names if not any(n in g for _, g in _GROUPS)]
+    others = [n for n in m.names if not any(n in g for _, g in groups)]
     for n in others:
         s = m.summaries[n]
         body.append(el("tr", None, el("td", {"class": "name"}, n),
@@ -197,8 +199,8 @@ def _samples_panel(n: int) -> Html:
 
 def page_data(m: Model, other: Sequence[dict[str, Any]] | None, c: Comparison | None) -> dict[str, Any]:
     data: dict[str, Any] = {
-        "names": list(m.names), "labels": {n: LABELS.get(n, n) for n in m.names},
-        "short": {n: SHORT.get(n, n) for n in m.names}, "lower": sorted(LOWER),
+        "names": list(m.names), "labels": {n: label(n) for n in m.names},
+        "short": {n: short(n) for n in m.names}, "lower": lower_names(),
         "buckets": dict(BUCKETS.values()),
         "chunks": m.chunks.texts, "samples": m.samples,
     }

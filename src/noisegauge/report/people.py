@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .fmt import LABELS, direction, fmt
+from .fmt import direction, fmt, label
 from .markup import Html, el
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ def people_section(est: Estimate) -> Html:
     pct = f"{est.confidence:.0%}"
     head = el("tr", None, *(el("th", {"class": "num"} if k else None, t) for k, t in enumerate(
         ["metric", "judge", "people", f"{pct} interval", "n", "corrected", f"{pct} interval", "n / N"])))
-    rows = [el("tr", None, el("td", {"class": "name"}, LABELS.get(name, name), direction(name)),
+    rows = [el("tr", None, el("td", {"class": "name"}, label(name), direction(name)),
                el("td", {"class": "num"}, fmt(m.judge)),
                el("td", {"class": "num"}, fmt(m.human.estimate)),
                el("td", {"class": "num"}, _span(m.human.low, m.human.high)),

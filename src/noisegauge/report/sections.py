@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..stress.compare import NEUTRAL
+from ..engine import catalogue
 from .compare import Comparison
 from .data import BUCKETS
-from .fmt import LABELS, ci_text, direction, fmt, sample_link
+from .fmt import ci_text, direction, fmt, label, sample_link
 from .markup import Html, el
 from .stressview import StressView
 from .svg import curve_chart
@@ -20,13 +20,13 @@ def compare_section(c: Comparison) -> Html:
     rows = []
     for d in c.diffs:
         if d.n == 0:
-            rows.append(el("tr", None, el("td", None, LABELS.get(d.name, d.name)),
+            rows.append(el("tr", None, el("td", None, label(d.name)),
                            el("td", {"colspan": "6", "class": "muted"}, "no sample defined in both runs")))
             continue
         cls = "delta" + (" better" if d.better == "this" else " worse" if d.better == "other" else "")
         verdict = {"this": f"{c.this_label} is better", "other": f"{c.other_label} is better"}.get(
-            d.better or "", "no clear difference" if d.name not in NEUTRAL else "no direction")
-        rows.append(el("tr", None, el("td", {"class": "name"}, LABELS.get(d.name, d.name),
+            d.better or "", "no clear difference" if not catalogue.neutral(d.name) else "no direction")
+        rows.append(el("tr", None, el("td", {"class": "name"}, label(d.name),
                                       direction(d.name)),
                        el("td", {"class": "num"}, fmt(d.mean_this)), el("td", {"class": "num"}, fmt(d.mean_other)),
                        el("td", {"class": f"num {cls}"}, f"{d.diff:+.3f}" if d.diff is not None else "–"),
@@ -61,14 +61,10 @@ def compare_section(c: Comparison) -> Html:
                  changes("Worse", c.worse, c.n_worse, "worse")))
 
 
-_CURVE_METRICS = ("noise_sensitivity_irrelevant", "noise_sensitivity_relevant", "hallucination",
-                  "precision", "noise_misattribution", "faithfulness", "context_precision")
-
-
 def stress_section(s: StressView) -> Html:
     metrics = s.curve.get("metrics") or {}
-    shown = [n for n in _CURVE_METRICS if n in metrics] or list(metrics)
-    charts = [el("div", {"class": "card"}, curve_chart(LABELS.get(n, n), metrics[n])) for n in shown]
+    shown = [s.name for s in catalogue.all_specs() if s.key and s.name in metrics] or list(metrics)
+    charts = [el("div", {"class": "card"}, curve_chart(label(n), metrics[n])) for n in shown]
     levels = list(s.curve.get("levels") or [])
     head = el("tr", None, el("th", None, "metric"),
               [el("th", {"class": "num"}, f"level {lv}") for lv in levels])
@@ -80,7 +76,7 @@ def stress_section(s: StressView) -> Html:
             p = by_level.get(lv, {})
             cells.append(el("td", {"class": "num", "title": f"{ci_text(p.get('ci'))} n={p.get('n')}"},
                             fmt(p.get("mean")), el("br"), el("span", {"class": "muted"}, ci_text(p.get("ci")))))
-        body.append(el("tr", None, el("td", None, LABELS.get(n, n)), cells))
+        body.append(el("tr", None, el("td", None, label(n)), cells))
     flips: list[Html] = []
     for f in s.flips:
         items = []

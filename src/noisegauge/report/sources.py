@@ -7,7 +7,7 @@ from ..leaks.claims import LEAK_KINDS
 from ..leaks.text import agreement_line, cumulative_line, source_label
 from ..leaks.topk import CAVEAT, STRESS_COMMAND
 from .data import BUCKETS
-from .fmt import LABELS, fmt, sample_link
+from .fmt import fmt, label, sample_link
 from .markup import Html, el
 from .svg import lines_chart
 
@@ -38,12 +38,12 @@ def _topk(leaks: Leaks) -> Html:
     rows = leaks.topk
     if not rows:
         return el("p", {"class": "muted"}, "No sample retrieved any chunk.")
-    series = [(f"{LABELS['claim_recall']}@k", [r.claim_recall for r in rows]),
-              (f"{LABELS['context_precision']}@k", [r.context_precision for r in rows]),
+    series = [(f"{label('claim_recall')}@k", [r.claim_recall for r in rows]),
+              (f"{label('context_precision')}@k", [r.context_precision for r in rows]),
               ("irrelevant chunks kept", [r.irrelevant_kept for r in rows]),
               ("leaked claims dropped", [r.leaks_dropped for r in rows])]
     head = el("tr", None, el("th", {"class": "num"}, "k"),
-              [el("th", {"class": "num"}, label) for label, _ in series])
+              [el("th", {"class": "num"}, head) for head, _ in series])
     body = [el("tr", None, el("td", {"class": "num"}, str(r.k)),
                el("td", {"class": "num"}, fmt(r.claim_recall)),
                el("td", {"class": "num"}, fmt(r.context_precision)),

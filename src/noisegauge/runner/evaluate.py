@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import pickle
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -28,19 +29,21 @@ from ..infra.store import CacheOption, JudgeCache, resolve_cache
 from ..io.readers import open_source, relabel
 from ..io.writers import output_format
 from ..judges.base import Judge
-from ..judges.cache import CachedJudge, Gate, GateFailed
+from ..judges.cached import CachedJudge, Gate, GateFailed
+from ..report.totals import RunStats
 from ..samples import MAX_TEXT_CHARS, Sample
 from ..scoring.failures import describe_failure, failure_kind
 from ..scoring.labels import RelevanceMode
 from ..scoring.metrics import Metric
 from ..scoring.results import SampleResult
+from .blocks import BlockSpec
 from .journal import Journal
 from .observe import notify
 from .plan import Plan, aclose_judges, build_plan
+from .pool import arun_pool, default_workers, start_method, uses_pool
 from .progress import RichProgress
-from .report import Report, result_from_row
 from .run import arun, finalize
-from .stats import RunStats
+from .run_report import Report, result_from_row
 
 # Report and result_from_row live in .report; re-exported here where users import them.
 __all__ = ["Report", "aevaluate", "evaluate", "probe_judges", "result_from_row"]
@@ -124,6 +127,11 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
     The probe and ``on_start(plan)`` (the CLI runs the judge canaries there) wait for the
     first judge request the cache cannot answer: a rerun of a finished run makes no call.
 
+    ``workers``: on a local run, the processes that judge with a CPU-bound judge (lexical,
+    NLI; default: every core this process may use; 1: this process alone). The output is
+    the one-process run's, byte for byte; an LLM judge keeps its async concurrency in this
+    process. ``block_size``: rows per block of work sent to a process or a Ray worker.
+
     ``engine="ray"``: the rows are judged on a Ray cluster (``pip install
     'noisegauge[ray]'``), in blocks of ``block_size`` rows (default: at least 4 blocks per
     worker, at most 256 rows each), ``workers`` blocks at once
@@ -149,15 +157,17 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
         try:
             await _open_gate(plan, on_start, eager=ray_options is not None)
             scale = None
-            if ray_options is not None:
-                from ..scale.blocks import BlockSpec
-
+            processes = workers or default_workers()
+            if ray_options is not None or uses_pool(plan, processes, source.total):
                 spec = BlockSpec(metrics, judge, compat, concurrency, max_chars,
                                  str(store.path) if store is not None else None,
                                  use_cache=store is not None, relevance=plan.relevance)
-                if store is not None:
+                if ray_options is not None:
+                    scale = (spec, ray_options, store)
+                elif _sendable(spec):
+                    scale = (spec, (processes, block_size), store)
+                if store is not None and scale is not None:
                     store.flush()  # the workers read it: what the probe learned is there
-                scale = (spec, ray_options, store)
             try:
                 stats = await _run(source, plan, concurrency=concurrency, out=out,
                                    out_format=out_format, resume=resume, strict=strict,
@@ -201,8 +211,15 @@ async def _run(source: Any, plan: Plan, *, concurrency: int, out: str | os.PathL
                                    journal=journal, keep_samples=fmt == "ragchecker",
                                    on_result=on_result, progress=bar, max_chars=max_chars,
                                    max_consecutive_failures=max_consecutive_failures)
+            elif isinstance(scale[1], tuple):  # the local process pool
+                spec, (processes, size), store = scale
+                stats = await arun_pool(source, plan, spec, processes, journal=journal,
+                                        keep_samples=fmt == "ragchecker", on_result=on_result,
+                                        progress=bar, strict=strict, max_chars=max_chars,
+                                        max_consecutive_failures=max_consecutive_failures,
+                                        store=store, block_size=size)
             else:
-                from ..scale.engine import arun_ray
+                from .ray_driver import arun_ray
 
                 spec, options, store = scale
                 stats = await arun_ray(source, plan, spec, options, journal=journal,
@@ -223,15 +240,32 @@ def _ray_options(engine: str, address: str | None, workers: int | None,
                 block_size: int | None) -> Any:
     """The Ray engine's options (None for a local run); Ray itself is imported later."""
     if engine == "local":
-        if address is not None or workers is not None or block_size is not None:
-            raise InvalidInput("ray_address, workers and block_size need engine='ray'")
+        if address is not None:
+            raise InvalidInput("ray_address needs engine='ray'")
+        if workers is not None and workers < 1:
+            raise InvalidInput(f"workers must be at least 1, got {workers}")
+        if block_size is not None and block_size < 1:
+            raise InvalidInput(f"block_size must be at least 1, got {block_size}")
         return None
     if engine != "ray":
         raise InvalidInput(f"unknown engine {engine!r}; known: local, ray")
-    from ..scale.engine import RayOptions, import_ray
+    from .ray_driver import RayOptions, import_ray
 
     import_ray()  # the install hint before any work
     return RayOptions(address, workers, block_size)
+
+
+def _sendable(spec: BlockSpec) -> bool:
+    """Whether the judge and metrics can go to worker processes; if not, one process."""
+    if start_method() == "fork":
+        return True  # the workers start as copies of this process: nothing is sent
+    try:
+        pickle.dumps(spec)
+    except Exception as exc:  # e.g. a judge object holding a lock or a connection
+        log.info("judging in this process only: the judge cannot be sent to worker "
+                 "processes (%s); pass it as a spec string to use every core", exc)
+        return False
+    return True
 
 
 def evaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None = None, *,

@@ -12,50 +12,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..engine.metrics import METRIC_NAMES, Compat, MetricValue, check_compat
+from ..engine import catalogue
+from ..engine.metrics import Compat, MetricValue, check_compat
 from ..errors import InvalidInput
 from ..infra.store import JudgeCache
 from ..judges.base import Judge, Usage, judge_identity
-from ..judges.cache import with_cache
+from ..judges.cached import with_cache
 from ..judges.registry import get_judge
 from ..scoring.labels import RelevanceMode, check_relevance
-from ..scoring.metrics import (
-    AnswerF1,
-    AnswerPrecision,
-    AnswerRecall,
-    ContextPrecision,
-    ContextRecall,
-    ContextUtilization,
-    Faithfulness,
-    Hallucination,
-    Metric,
-    NoiseSensitivity,
-    RankedContextPrecision,
-    SelfKnowledge,
-)
-from ..scoring.relevancy import AnswerRelevancy
+from ..scoring.metrics import Metric, NoiseSensitivity, metric_for
 from ..scoring.results import JudgeEvidence, SampleResult, Status
 
-__all__ = ["METRIC_ALIASES", "JudgeGroup", "Plan", "aclose_judges", "build_plan", "merge",
+__all__ = ["JudgeGroup", "Plan", "aclose_judges", "build_plan", "merge",
            "resolve_metrics"]
-
-_BY_NAME: dict[str, type[Metric]] = {
-    "faithfulness": Faithfulness, "hallucination": Hallucination,
-    "self_knowledge": SelfKnowledge, "context_precision": ContextPrecision,
-    "claim_recall": ContextRecall, "context_utilization": ContextUtilization,
-    "precision": AnswerPrecision, "recall": AnswerRecall, "f1": AnswerF1,
-    "context_precision_ranked": RankedContextPrecision,
-    "answer_relevancy": AnswerRelevancy,
-}
-
-#: Other names users know (RAGChecker, Ragas) -> ours.
-METRIC_ALIASES: dict[str, str] = {
-    "noise_sensitivity_in_relevant": "noise_sensitivity_relevant",
-    "noise_sensitivity_in_irrelevant": "noise_sensitivity_irrelevant",
-    "context_recall": "claim_recall", "answer_precision": "precision",
-    "answer_recall": "recall", "answer_f1": "f1", "ranked_context_precision":
-    "context_precision_ranked",
-}
 
 
 def resolve_metrics(metrics: Sequence[Metric | str] | str | None, judge: Judge) -> list[Metric]:
@@ -72,18 +41,16 @@ def resolve_metrics(metrics: Sequence[Metric | str] | str | None, judge: Judge) 
             continue
         if not isinstance(m, str):
             raise InvalidInput(f"a metric must be a Metric object or a name, got {type(m).__name__}")
-        name = METRIC_ALIASES.get(m.strip().lower(), m.strip().lower())
+        name = catalogue.canonical(m)
         if name == "all":
-            out += resolve_metrics(list(METRIC_NAMES), judge)
+            out += resolve_metrics(list(catalogue.family()), judge)
         elif name == "noise_sensitivity":
             out += resolve_metrics(["noise_sensitivity_relevant", "noise_sensitivity_irrelevant"],
                                    judge)
-        elif name.startswith("noise_sensitivity_") and name[18:] in ("relevant", "irrelevant"):
-            out.append(NoiseSensitivity(judge=judge, mode=name[18:]))  # type: ignore[arg-type]
-        elif name in _BY_NAME:
-            out.append(_BY_NAME[name](judge=judge))
+        elif name in catalogue.family() or name in catalogue.names("extra"):
+            out.append(metric_for(name, judge))
         else:
-            known = ", ".join([*METRIC_NAMES, "context_precision_ranked", "answer_relevancy",
+            known = ", ".join([*catalogue.family(), *catalogue.names("extra"),
                                "noise_sensitivity", "all"])
             raise InvalidInput(f"unknown metric {m!r}; known: {known}")
     seen: dict[str, Metric] = {}
@@ -148,7 +115,8 @@ class Plan:
     @property
     def extra_names(self) -> tuple[str, ...]:
         """Requested columns beyond the RAGChecker set (e.g. ``context_precision_ranked``)."""
-        return tuple(n for n in self.names if n not in METRIC_NAMES)
+        in_family = catalogue.family()
+        return tuple(n for n in self.names if n not in in_family)
 
     def config(self) -> dict[str, Any]:
         """What must match for stored results to be reused (resume)."""

@@ -23,7 +23,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from .stats import RunStats
+from ..report.totals import RunStats
 
 __all__ = ["RichProgress", "usage_line"]
 

@@ -21,12 +21,12 @@ from ..errors import InvalidSample, JudgeError, JudgeOutputError, JudgeUnavailab
 from ..io.readers import Source
 from ..io.rows import RawRow, input_record, sample_record
 from ..io.writers import open_writer
+from ..report.totals import RunStats
 from ..samples import FIELD_ALIASES, MAX_TEXT_CHARS, Sample, check_sizes
 from ..scoring.metrics import ascore_sample
 from ..scoring.results import SampleResult, error_result
 from .journal import Journal, fsync_dir
 from .plan import Plan, merge
-from .stats import RunStats
 
 __all__ = ["OnResult", "Progress", "Runner", "arun", "finalize", "input_record", "output_row"]
 
@@ -65,7 +65,7 @@ def _raw_id(record: Mapping[str, Any] | None) -> str | None:
 
 class Runner:
     """The bookkeeping of one run (validation, journal, totals, when to stop), shared by
-    ``arun`` and the Ray engine's driver (``scale.engine``): whoever judges the samples,
+    ``arun`` and the Ray engine's driver (``runner.ray_driver``): whoever judges the samples,
     the rows are counted, journaled and checked by this one object."""
 
     def __init__(self, plan: Plan, *, journal: Journal | None, keep_samples: bool,

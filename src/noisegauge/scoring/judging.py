@@ -10,16 +10,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from ..engine.matrix import ClaimVerdicts, VerdictScores
 from ..errors import JudgeOutputError
 from ..judges.base import BatchChecker, Judge, SampleJudge, ScoredChecker
 from ..samples import Sample
 from ..verdicts import Verdict
-
-if TYPE_CHECKING:
-    from .relevancy import QuestionRequest
+from .asking import QuestionRequest, extract_asking
 
 __all__ = ["judge_sample", "check_matrix"]
 
@@ -77,7 +74,6 @@ async def judge_sample(sample: Sample, judge: Judge, *,
         return await judge.judge_sample(sample)
     chunks = list(sample.retrieved_contexts)
     if questions is not None:
-        from .relevancy import extract_asking
         response_claims = extract_asking(judge, sample, questions, _extract)
     else:
         response_claims = _extract(judge, sample.response, sample.user_input)

@@ -9,30 +9,29 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
+from typing import Any, ClassVar, Literal, cast
 
 from .._async import run_sync
-from ..engine.metrics import Compat, check_compat
-from ..engine.ranked import RANKED_CONTEXT_PRECISION, ranked_context_precision
+from ..engine import catalogue
+from ..engine.metrics import Compat, Judged, MetricValue, check_compat
+from ..engine.ranked import RANKED_CONTEXT_PRECISION
 from ..errors import InvalidSample
 from ..io.ragas import is_sample_like, sample_record
 from ..judges.adapt import as_judge
 from ..judges.base import Judge, metered
 from ..judges.registry import get_judge
 from ..samples import Sample
+from .asking import QuestionRequest, RelevancyMeasure, with_relevancy
 from .failures import describe_failure, failure_kind
 from .judging import judge_sample
 from .labels import RelevanceMode, check_relevance, decide, with_sources
 from .results import MetricResult, SampleResult, Status, error_result, result_from_verdicts
 from .sources import ask_sources
 
-if TYPE_CHECKING:
-    from .relevancy import AnswerRelevancy
-
 __all__ = ["Metric", "NoiseSensitivity", "Faithfulness", "Hallucination", "SelfKnowledge",
            "ContextPrecision", "ContextRecall", "ContextUtilization", "AnswerPrecision",
            "AnswerRecall", "AnswerF1", "RankedContextPrecision", "ascore_sample", "score_sample",
-           "as_sample"]
+           "as_sample", "metric_for"]
 
 
 def as_sample(sample: Sample | Mapping[str, Any] | Any, fields: Mapping[str, Any],
@@ -52,7 +51,7 @@ def as_sample(sample: Sample | Mapping[str, Any] | Any, fields: Mapping[str, Any
 
 async def ascore_sample(sample: Sample, judge: Judge | str, *, index: int | None = None,
                         compat: Compat | None = None,
-                        relevancy: AnswerRelevancy | None = None,
+                        relevancy: RelevancyMeasure | None = None,
                         relevance: RelevanceMode = "auto") -> SampleResult:
     """Judge one sample once and compute every metric from it. A judge failure (an
     unreachable endpoint, a timeout, an unusable answer) becomes an ``error`` result with the
@@ -70,7 +69,6 @@ async def ascore_sample(sample: Sample, judge: Judge | str, *, index: int | None
     with metered() as usage:
         request = None
         if relevancy is not None:
-            from .relevancy import QuestionRequest
             request = QuestionRequest(relevancy.strictness)
         try:
             cv = await judge_sample(sample, resolved, questions=request)
@@ -89,7 +87,6 @@ async def ascore_sample(sample: Sample, judge: Judge | str, *, index: int | None
         if result.evidence is not None:
             result = replace(result, evidence=with_sources(result.evidence, cv, sample, chosen))
         if relevancy is not None:
-            from .relevancy import with_relevancy
             result = with_relevancy(result, *ar)
         return await ask_sources(resolved, sample, result)
 
@@ -99,6 +96,10 @@ def score_sample(sample: Sample, judge: Judge | str, *, index: int | None = None
     """Synchronous ``ascore_sample``; raises inside a running event loop."""
     return run_sync(ascore_sample(sample, judge, index=index, compat=compat),
                     hint="use `await ascore_sample(...)`")
+
+
+#: metric name -> the class computing it (each subclass with a ``metric`` adds itself).
+_CLASSES: dict[str, type[Metric]] = {}
 
 
 @functools.lru_cache(maxsize=1)
@@ -124,6 +125,11 @@ class Metric:
     model: str | None = field(default=None, kw_only=True, repr=False)
     compat: Compat | None = field(default=None, kw_only=True)
     metric: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.metric:  # the class that computes this catalogue metric (metric_for)
+            _CLASSES.setdefault(cls.metric, cls)
 
     def __post_init__(self) -> None:
         check_compat(self.compat)
@@ -175,8 +181,11 @@ class Metric:
                         hint="use `await scorer.single_turn_ascore(...)`")
 
     def pick(self, result: SampleResult) -> MetricResult:
-        """This metric's value out of a judged pass."""
+        """This metric's value out of a judged pass (a metric outside the family is
+        computed here from the pass's verdicts, by its catalogue function)."""
         mv = result.metrics.get(self.name)
+        if mv is None and result.status != "error" and result.verdicts is not None:
+            mv = _from_verdicts(self.name, result)
         value = None if mv is None else mv.value
         status: Status
         if result.status == "error":
@@ -267,15 +276,30 @@ class RankedContextPrecision(Metric):
     relevant chunk (relevance as in ``ContextPrecision``). Same judge work, no extra call."""
     metric: ClassVar[str] = RANKED_CONTEXT_PRECISION
 
-    def pick(self, result: SampleResult) -> MetricResult:
-        if result.status == "error" or result.verdicts is None:
-            return super().pick(result)
-        labelled = result.evidence is not None and any(
-            c.relevance_from == "labels" for c in result.evidence.chunks)
-        mv = ranked_context_precision(result.verdicts, tuple(
-            c.relevant for c in result.evidence.chunks) if labelled and result.evidence else None)
-        if mv.value is None:
-            return MetricResult(name=self.name, value=None, status="undefined", reason=mv.reason,
-                                sample=result)
-        return MetricResult(name=self.name, value=mv.value, status="ok", reason=None, sample=result)
 
+def _from_verdicts(name: str, result: SampleResult) -> MetricValue | None:
+    try:
+        compute = catalogue.spec(name).compute
+    except KeyError:  # a Metric subclass the catalogue does not know
+        return None
+    if compute is None or result.verdicts is None:
+        return None
+    ev = result.evidence  # chunks labelled relevant by people are relevant here too
+    labelled = ev is not None and any(c.relevance_from == "labels" for c in ev.chunks)
+    labels = tuple(c.relevant for c in ev.chunks) if labelled and ev is not None else None
+    return compute(Judged(result.verdicts, labels))
+
+
+def metric_for(name: str, judge: Judge | str | None = None) -> Metric:
+    """The object computing the catalogue's metric ``name`` (an alias works too): its public
+    class, or a plain ``Metric`` for one registered without a class."""
+    spec = catalogue.spec(name)
+    if spec.cls == NoiseSensitivity.__name__:
+        mode = spec.name.removeprefix("noise_sensitivity_")
+        return NoiseSensitivity(judge=judge, mode=mode)  # type: ignore[arg-type]
+    cls = _CLASSES.get(spec.name)
+    if cls is None:
+        title = spec.cls or "".join(w.title() for w in spec.name.split("_"))
+        cls = cast(type[Metric], type(title, (Metric,), {
+            "metric": spec.name, "__module__": __name__, "__doc__": f"{spec.label} (catalogue)"}))
+    return cls(judge=judge)

@@ -18,9 +18,9 @@ response (``engine.relevancy``). No reference or chunk is needed.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Protocol, cast, runtime_checkable
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, cast
 
 from ..embeddings import Embedder, get_embedder
 from ..engine.metrics import MetricValue
@@ -32,65 +32,13 @@ from ..engine.relevancy import (
     answer_relevancy,
 )
 from ..errors import JudgeOutputError
-from ..judges.base import Judge
 from ..samples import Sample
+from .asking import Asked, QuestionRequest, QuestionWriter, extract_asking, with_relevancy
 from .metrics import Metric
 from .questions import rule_questions
-from .results import SampleResult
 
 __all__ = ["AnswerRelevancy", "QuestionWriter", "QuestionRequest", "Asked",
            "extract_asking", "with_relevancy"]
-
-
-@runtime_checkable
-class QuestionWriter(Protocol):
-    """A judge that writes the questions a text answers while it extracts the claims."""
-
-    async def extract_with_questions(self, text: str, question: str | None,
-                                     n: int) -> Mapping[str, Any] | None:
-        """``{"claims": [...], "questions": [...], "noncommittal": bool}``, or None when
-        it cannot (then the claims come from ``extract`` and the questions from rules)."""
-        ...
-
-
-@dataclass(frozen=True)
-class Asked:
-    questions: tuple[str, ...]
-    noncommittal: bool
-    source: str  # "judge" | "rules"
-
-
-@dataclass
-class QuestionRequest:
-    """Asks ``judge_sample`` for ``n`` questions; ``asked`` holds what the judge wrote."""
-
-    n: int
-    asked: Asked | None = None
-
-
-async def extract_asking(judge: Judge, sample: Sample, request: QuestionRequest,
-                         extract: Callable[[Judge, str, str], Awaitable[list[str]]]) -> list[str]:
-    """The response's claims; the judge's questions go into ``request`` when it writes them."""
-    writer = getattr(judge, "extract_with_questions", None)
-    if callable(writer) and sample.response.strip():
-        out = await writer(sample.response, sample.user_input, request.n)
-        if out is not None:
-            claims, questions = out.get("claims"), out.get("questions")
-            if (not isinstance(claims, list) or not all(isinstance(c, str) for c in claims)
-                    or not isinstance(questions, list)
-                    or not all(isinstance(q, str) for q in questions)):
-                raise JudgeOutputError("judge.extract_with_questions returned "
-                                       f"{type(out).__name__} without claims/questions lists")
-            request.asked = Asked(tuple(q.strip() for q in questions if q.strip())[:request.n],
-                                  bool(out.get("noncommittal")), "judge")
-            return [c for c in claims if c.strip()]
-    return await extract(judge, sample.response, sample.user_input)
-
-
-def with_relevancy(result: SampleResult, value: MetricValue,
-                   evidence: RelevancyEvidence | None) -> SampleResult:
-    return replace(result, metrics={**result.metrics, ANSWER_RELEVANCY: value},
-                   relevancy=evidence)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from ..engine import catalogue
+from ..engine.catalogue import compute_metrics
 from ..engine.evidence import (
     ChunkEvidence,
     Evidence,
@@ -21,7 +23,7 @@ from ..engine.evidence import (
     build_evidence,
 )
 from ..engine.matrix import ClaimVerdicts
-from ..engine.metrics import METRIC_NAMES, NO_RESPONSE_CLAIMS, Compat, MetricValue, compute_metrics
+from ..engine.metrics import NO_RESPONSE_CLAIMS, Compat, MetricValue
 from ..engine.relevancy import RelevancyEvidence
 from ..judges.base import Usage
 from ..verdicts import Verdict
@@ -30,11 +32,8 @@ from .misattribution import find_misattributions
 from .misattribution import rules as misattribution_rules
 from .provenance import closest_chunk
 
-__all__ = ["DIAGNOSTIC_NAMES", "JudgeEvidence", "MetricResult", "SampleResult", "Status",
+__all__ = ["JudgeEvidence", "MetricResult", "SampleResult", "Status",
            "error_result", "result_from_verdicts", "with_misattributions"]
-
-#: Diagnostics beside the metric family: never part of its algebra, never in ``metrics``.
-DIAGNOSTIC_NAMES: tuple[str, ...] = ("noise_misattribution",)
 
 Status = Literal["ok", "undefined", "error"]
 
@@ -101,11 +100,12 @@ class SampleResult:
         usage = self.usage
         metrics: dict[str, float | None] = {}
         undefined: dict[str, str | None] = {}
-        for name in (*METRIC_NAMES, *extra):
+        family = catalogue.family()
+        for name in (*family, *extra):
             mv = self.metrics.get(name)
             metrics[name] = None if mv is None else mv.value
             # An extra column of an error row has no reason of its own: the row's says it.
-            if mv is not None and mv.value is None and (name in METRIC_NAMES
+            if mv is not None and mv.value is None and (name in family
                                                         or self.status != "error"):
                 undefined[name] = mv.reason
         undefined.update((name, mv.reason) for name, mv in self.diagnostics.items()
@@ -303,6 +303,6 @@ def result_from_verdicts(cv: ClaimVerdicts, *, index: int | None = None, id: str
 def error_result(reason: str, *, index: int | None = None, id: str | None = None,
                  usage: Usage | None = None, kind: ErrorKind | None = None) -> SampleResult:
     return SampleResult(index=index, id=id, status="error", reason=reason or "(no reason given)",
-                        metrics={name: MetricValue(None, "error") for name in METRIC_NAMES},
+                        metrics={name: MetricValue(None, "error") for name in catalogue.family()},
                         usage=usage or Usage(), error_kind=kind,
-                        diagnostics={name: MetricValue(None, "error") for name in DIAGNOSTIC_NAMES})
+                        diagnostics={name: MetricValue(None, "error") for name in catalogue.diagnostics()})

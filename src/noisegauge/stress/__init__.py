@@ -11,13 +11,13 @@ same noisy contexts and tests each metric's paired difference.
 
 from __future__ import annotations
 
+from ..engine.paired import paired_bootstrap_ci, paired_permutation_test
 from .compare import CompareReport, acompare, compare, compare_dirs, compare_reports
 from .distractors import POSITIONS, STRATEGIES, Chunk, build_sources, place
 from .generation import GenerationCache, Generator
 from .golden import GoldenItem, PoolChunk, load_golden, load_pool
 from .pipelines import CallablePipeline, Pipeline, get_pipeline
-from .report import StressReport, StressRow, curve_from_rows
-from .stats import paired_bootstrap_ci, paired_permutation_test
+from .stress_report import StressReport, StressRow, curve_from_rows
 from .sweep import NoisyCase, astress, plan_cases, stress
 
 __all__ = [

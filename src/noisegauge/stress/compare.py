@@ -12,43 +12,20 @@ adjusted p is below ``alpha`` and the interval excludes 0.
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from .._async import run_sync
-from ..engine.metrics import METRIC_NAMES
+from ..engine.ab import PairedTest, paired_tests
 from ..errors import InvalidInput
 from .pipelines import Pipeline, PipelineInterrupted
-from .report import StressReport, read_rows
-from .stats import holm, paired_bootstrap_ci, paired_permutation_test
+from .stress_report import StressReport, read_rows
 from .sweep import astress
 
 __all__ = ["PairedTest", "CompareReport", "compare_rows", "compare_reports", "compare_dirs",
-           "acompare", "compare", "LOWER_IS_BETTER"]
-
-LOWER_IS_BETTER = frozenset({"noise_sensitivity_relevant", "noise_sensitivity_irrelevant",
-                             "hallucination"})
-NEUTRAL = frozenset({"self_knowledge"})  # neither direction is better in itself
-
-
-@dataclass(frozen=True)
-class PairedTest:
-    """B minus A for one metric at one level (``level=None``: all noisy levels pooled)."""
-
-    metric: str
-    level: int | None
-    n: int
-    mean_a: float | None
-    mean_b: float | None
-    diff: float | None
-    ci: tuple[float, float] | None
-    p_value: float | None      # this test alone
-    significant: bool          # adjusted p < alpha and the interval excludes 0
-    better: str | None  # "a", "b", or None (no real difference, or no direction)
-    p_adjusted: float | None = None  # Holm-adjusted across the metrics of this level
+           "acompare", "compare"]
 
 
 @dataclass(frozen=True)
@@ -79,69 +56,13 @@ class CompareReport:
         return path
 
 
-def _key(row: Mapping[str, Any]) -> tuple[str, int, int]:
-    return (str(row["item_id"]), int(row["level"]), int(row["repeat"]))
-
-
 def compare_rows(rows_a: Iterable[Mapping[str, Any]], rows_b: Iterable[Mapping[str, Any]], *,
-                 a: str = "A", b: str = "B", metrics: Sequence[str] = METRIC_NAMES,
+                 a: str = "A", b: str = "B", metrics: Sequence[str] | None = None,
                  alpha: float = 0.05, seed: int = 0, resamples: int = 10_000) -> CompareReport:
-    """Paired tests from two sets of ``results.jsonl`` rows of the same plan."""
-    index_a = {_key(r): r for r in rows_a}
-    index_b = {_key(r): r for r in rows_b}
-    if set(index_a) != set(index_b):
-        missing = sorted(set(index_a) ^ set(index_b))[:3]
-        raise InvalidInput(f"the two runs do not cover the same questions/levels/repeats "
-                           f"(e.g. {missing}); run both with the same golden set and levels")
-    for key, ra in index_a.items():
-        if ra.get("contexts_sha256") != index_b[key].get("contexts_sha256"):
-            raise InvalidInput(f"{key[0]} at level {key[1]}, repeat {key[2]}: the two runs saw "
-                               "different contexts; use the same seed, strategy, pool and position")
-    if resamples < 10_000:
-        raise InvalidInput(f"resamples={resamples}: use at least 10,000 for stable intervals")
-    levels = sorted({k[1] for k in index_a})
-    tests = []
-    for level in [*levels, None]:
-        keys = [k for k in index_a if (k[1] == level if level is not None else k[1] > 0)]
-        family = [_test(metric, level, keys, index_a, index_b, seed, resamples)
-                  for metric in metrics]
-        adjusted = holm([t.p_value for t in family])
-        tests += [_decide(t, p, alpha) for t, p in zip(family, adjusted, strict=True)]
-    order = {m: i for i, m in enumerate(metrics)}
-    tests.sort(key=lambda t: order[t.metric])  # metric-major, as before
-    return CompareReport(a, b, tuple(tests), alpha)
-
-
-def _decide(t: PairedTest, p_adjusted: float | None, alpha: float) -> PairedTest:
-    if t.diff is None or t.ci is None or p_adjusted is None:
-        return t
-    significant = p_adjusted < alpha and (t.ci[0] > 0 or t.ci[1] < 0)
-    better = None
-    if significant and t.metric not in NEUTRAL:
-        b_higher = t.diff > 0
-        better = "b" if b_higher != (t.metric in LOWER_IS_BETTER) else "a"
-    return replace(t, p_adjusted=p_adjusted, significant=significant, better=better)
-
-
-def _test(metric: str, level: int | None, keys: Sequence[tuple[str, int, int]],
-          index_a: Mapping[Any, Mapping[str, Any]], index_b: Mapping[Any, Mapping[str, Any]],
-          seed: int, resamples: int) -> PairedTest:
-    per_item: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    for k in keys:
-        va = (index_a[k].get("metrics") or {}).get(metric)
-        vb = (index_b[k].get("metrics") or {}).get(metric)
-        if va is not None and vb is not None:  # a pair needs both sides defined
-            per_item[k[0]].append((float(va), float(vb)))
-    pairs = [(sum(x for x, _ in v) / len(v), sum(y for _, y in v) / len(v)) for v in per_item.values()]
-    if not pairs:
-        return PairedTest(metric, level, 0, None, None, None, None, None, False, None)
-    diffs = [y - x for x, y in pairs]
-    n = len(pairs)
-    diff = sum(diffs) / n
-    ci = paired_bootstrap_ci(diffs, seed=seed, resamples=resamples)
-    p = paired_permutation_test(diffs, seed=seed, resamples=resamples)
-    return PairedTest(metric, level, n, sum(x for x, _ in pairs) / n, sum(y for _, y in pairs) / n,
-                      diff, ci, p, False, None)  # significance: after the Holm step
+    """Paired tests from two sets of ``results.jsonl`` rows of the same plan (``metrics``:
+    the family by default; see ``engine.ab``)."""
+    return CompareReport(a, b, paired_tests(rows_a, rows_b, metrics=metrics, alpha=alpha,
+                                            seed=seed, resamples=resamples), alpha)
 
 
 def compare_reports(report_a: StressReport, report_b: StressReport, *, a: str = "A",

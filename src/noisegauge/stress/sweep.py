@@ -28,7 +28,7 @@ from .distractors import POSITIONS, Chunk, Scorer, build_sources, draw_mixed, pl
 from .generation import Generation, GenerationCache, Generator
 from .golden import GoldenItem, PoolChunk, load_golden, load_pool
 from .pipelines import Pipeline, PipelineInterrupted, get_pipeline, takes_option
-from .report import StressReport, StressRow
+from .stress_report import StressReport, StressRow
 
 __all__ = ["NoisyCase", "plan_cases", "astress", "stress", "score_samples"]
 

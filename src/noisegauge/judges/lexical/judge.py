@@ -58,6 +58,7 @@ class LexicalJudge:
     identity_sources = ("noisegauge.judges.lexical", "noisegauge.textkit")
 
     def __init__(self, *, threshold: float | None = None, weights: str | Path | None = None) -> None:
+        self._weights = weights
         self._model: Combiner = load_combiner(weights)
         self.threshold = self._model.threshold if threshold is None else float(threshold)
         #: Probabilities the judge is unsure about (from held-out data, in the weights file);
@@ -66,6 +67,10 @@ class LexicalJudge:
         shift = self.threshold - self._model.threshold
         self.uncertain_band: tuple[float, float] | None = None if band is None else (
             max(0.0, band[0] + shift), min(1.0, band[1] + shift))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Sent to a worker process as its settings; the worker loads the weights itself."""
+        return (_rebuild, (self.threshold, self._weights))
 
     def identity(self) -> dict[str, Any]:
         return {"judge": "lexical", "version": JUDGE_VERSION, "model": self._model.version,
@@ -122,3 +127,7 @@ class LexicalJudge:
                                 claims: Sequence[str]) -> list[list[tuple[Verdict, float]]]:
         record_usage(Usage(calls=1))
         return [self.scored(p, claims) for p in premises]
+
+
+def _rebuild(threshold: float, weights: str | Path | None) -> LexicalJudge:
+    return LexicalJudge(threshold=threshold, weights=weights)

@@ -14,15 +14,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import JudgeUnavailable
-from ...infra.transport import AttemptTimeoutError
+from ...infra.transport import AttemptTimeoutError, RetryPolicy
 from .failures import body_text, public_url
-from .modes import family_of
+from .modes import Negotiation, family_of
 
 if TYPE_CHECKING:
-    from .chat import ChatEndpoint
+    from openai import AsyncOpenAI
 
 __all__ = ["PROBE_TEXT", "probe"]
 
@@ -32,7 +32,20 @@ PROBE_TEXT = "Say OK."
 log = logging.getLogger("noisegauge")
 
 
-async def probe(endpoint: ChatEndpoint) -> None:
+class Endpoint(Protocol):
+    """What a probe reads of a chat endpoint (``chat.ChatEndpoint`` is one)."""
+
+    model: str
+    base_url: Any
+    policy: RetryPolicy
+    negotiation: Negotiation
+
+    async def client(self) -> AsyncOpenAI: ...
+
+    def describe(self, exc: BaseException) -> str: ...
+
+
+async def probe(endpoint: Endpoint) -> None:
     """Raise ``JudgeUnavailable`` unless the endpoint answers, takes the key and knows
     the model. Costs ``GET /models``, plus a 1-token chat call when the model is not
     listed (servers that serve one model accept any name) or there is no listing."""

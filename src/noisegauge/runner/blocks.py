@@ -22,12 +22,12 @@ from ..engine.metrics import Compat
 from ..infra.store import CacheDump
 from ..io.readers import Source
 from ..io.rows import RawRow
-from ..runner.plan import aclose_judges, build_plan
-from ..runner.run import arun
 from ..samples import Sample
 from ..scoring.labels import RelevanceMode
 from ..scoring.metrics import Metric
-from .cache import BlockCache
+from .block_cache import BlockCache
+from .plan import aclose_judges, build_plan
+from .run import arun
 
 __all__ = ["Block", "BlockResult", "BlockSpec", "ascore_block"]
 

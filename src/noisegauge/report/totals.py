@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine.metrics import METRIC_CHECKS
+from ..engine import catalogue
 from ..engine.summary import MetricSummary, interval
 from ..judges.base import Usage
 from ..leaks.aggregate import Agreement, agreement_slot
@@ -77,7 +77,9 @@ class RunStats:
         """Per metric: mean, 95% interval, n defined, undefined, errors."""
         out: dict[str, MetricSummary] = {}
         for name in self.metric_names:
-            values = list(self._values.get(name, ()))
+            # Sorted, so the figures do not depend on the order rows finished in (several
+            # samples in flight, worker processes, Ray blocks): the resampling reads positions.
+            values = sorted(self._values.get(name, ()))
             mean, ci, method = interval(values)
             out[name] = MetricSummary(name, mean, ci, len(values), self._undefined.get(name, 0),
                                       self.status.get("error", 0), method)
@@ -92,7 +94,7 @@ class RunStats:
         band (those still count as not entailed). Empty when the judge gave no scores."""
         out: dict[str, float] = {}
         for name in self.metric_names:
-            checks = [self._doubt[c] for c in METRIC_CHECKS.get(name, ()) if c in self._doubt]
+            checks = [self._doubt[c] for c in _checks(name) if c in self._doubt]
             total = sum(n for _, n in checks)
             if total:
                 out[name] = sum(u for u, _ in checks) / total
@@ -106,3 +108,10 @@ class RunStats:
             return None
         return (f"{share:.0%} of verdicts are uncertain with the offline judge; an LLM judge "
                 "will be more reliable here (see \"uncertain\" in each claim's evidence)")
+
+
+def _checks(name: str) -> tuple[str, ...]:
+    try:
+        return catalogue.spec(name).checks
+    except KeyError:  # a column the catalogue does not know (a custom Metric subclass)
+        return ()

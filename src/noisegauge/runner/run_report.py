@@ -15,17 +15,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..engine.metrics import METRIC_NAMES
+from ..engine.catalogue import family
 from ..engine.summary import MetricSummary
 from ..errors import InvalidInput, MissingDependency
 from ..infra.secrets import redact
 from ..io.ragchecker import RagcheckerWriter
 from ..io.writers import open_writer
 from ..judges.base import Usage
+from ..report.totals import RunStats
 from ..samples import Sample
 from ..scoring.results import SampleResult
 from .run import output_row
-from .stats import RunStats
 
 __all__ = ["Report", "result_from_row"]
 
@@ -75,7 +75,8 @@ class Report:
         """Output rows (the CONTRACTS JSONL shape plus ``index``, ``judges`` and the
         ``input`` texts), in input order: the same rows ``out`` has."""
         self._require_results()
-        extra = tuple(n for n in self.metrics if n not in METRIC_NAMES)
+        in_family = family()
+        extra = tuple(n for n in self.metrics if n not in in_family)
         judges = list(self.judges)
         for i, (r, s) in enumerate(zip(self.results, self.samples, strict=True)):
             yield output_row(i, r, extra, judges, s)

@@ -1,7 +1,7 @@
 """The driver of a run on Ray: blocks of rows out to the cluster, finished rows back in.
 
 Why Ray tasks over blocks of rows (not Ray Data ``map_batches``): a block is scored by our
-own runner (``runner.run.arun``, via ``scale.blocks``), so a row scored on a worker is the
+own runner (``runner.run.arun``, via ``runner.blocks``), so a row scored on a worker is the
 row a local run writes, byte for byte, with the same error rows and evidence. The driver
 keeps everything that must happen once and in order: reading and validating the input
 (row numbers, duplicate ids, bad rows), the journal (resume), the totals, ``--strict`` and
@@ -30,15 +30,16 @@ from ..infra.store import JudgeCache
 from ..infra.transport import shared_limits
 from ..io.readers import Source
 from ..io.rows import RawRow
-from ..runner.journal import Journal
-from ..runner.plan import Plan
-from ..runner.run import OnResult, Progress, Runner
-from ..runner.stats import RunStats
+from ..report.totals import RunStats
 from ..samples import Sample
 from .blocks import Block, BlockResult, BlockSpec, ascore_block
-from .limits import PermitDesk, RayGate
+from .journal import Journal
+from .plan import Plan
+from .ray_limits import PermitDesk, RayGate
+from .run import OnResult, Progress, Runner
 
-__all__ = ["DEFAULT_BLOCK_SIZE", "RayOptions", "arun_ray", "block_size_for", "import_ray"]
+__all__ = ["DEFAULT_BLOCK_SIZE", "RayOptions", "arun_ray", "block_size_for", "import_ray",
+           "take_block"]
 
 log = logging.getLogger("noisegauge")
 
@@ -166,9 +167,9 @@ async def arun_ray(source: Source, plan: Plan, spec: BlockSpec, options: RayOpti
             submit(batch)  # first, so the freed worker starts while the driver takes rows
             batch = []
             for sent, result in done:
-                _take(run, sent, result, store)
+                take_block(run, sent, result, store)
         for sent, result in await finished(0):
-            _take(run, sent, result, store)
+            take_block(run, sent, result, store)
     finally:
         for ref in out:  # stopped (strict, failures, Ctrl-C, a bug): stop the blocks out
             ray.cancel(ref)
@@ -176,7 +177,7 @@ async def arun_ray(source: Source, plan: Plan, spec: BlockSpec, options: RayOpti
     return run.stats
 
 
-def _take(run: Runner, batch: Sequence[tuple[RawRow, Sample]], result: BlockResult,
+def take_block(run: Runner, batch: Sequence[tuple[RawRow, Sample]], result: BlockResult,
           store: JudgeCache | None) -> None:
     """A finished block's rows into the run, in input order; its cache answers into the
     user's cache first (a row counted is a row whose answers are kept)."""

@@ -12,7 +12,7 @@ import itertools
 import random
 from collections.abc import Sequence
 
-from ..engine.summary import bootstrap_ci
+from .summary import bootstrap_ci
 
 __all__ = ["holm", "paired_bootstrap_ci", "paired_permutation_test"]
 

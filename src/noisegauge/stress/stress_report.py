@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..engine.metrics import METRIC_NAMES
+from ..engine.catalogue import family
 from ..engine.summary import interval
 from ..errors import MissingDependency
 from ..infra.secrets import redact
@@ -90,7 +90,7 @@ class StressRow:
 
 
 def curve_from_rows(levels: Sequence[int], rows: Iterable[Mapping[str, Any]],
-                    metrics: Sequence[str] = METRIC_NAMES) -> dict[str, Any]:
+                    metrics: Sequence[str] | None = None) -> dict[str, Any]:
     """``{"levels": [...], "metrics": {name: [{"level", "mean", "ci", "n", ...}]}}``.
 
     Repeats of a question are averaged first, so ``mean`` is over questions and ``ci`` is a
@@ -98,8 +98,9 @@ def curve_from_rows(levels: Sequence[int], rows: Iterable[Mapping[str, Any]],
     scipy is installed and n allows, else Student-t (``ci_method``; see engine.summary);
     ``n`` is the number of questions with a defined value, ``samples`` the defined samples,
     ``undefined`` and ``errors`` count samples. ``mean`` is null when nothing defined the
-    metric, ``ci`` also when fewer than two questions did.
+    metric, ``ci`` also when fewer than two questions did. ``metrics``: the family by default.
     """
+    metrics = family() if metrics is None else metrics
     by_level: dict[int, list[Mapping[str, Any]]] = defaultdict(list)
     for row in rows:
         by_level[int(row["level"])].append(row)
