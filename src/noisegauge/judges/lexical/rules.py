@@ -4,8 +4,7 @@ nothing else turns one off."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from ...infra.switches import RuleFamilies
 
 __all__ = ["FAMILIES", "off", "on"]
 
@@ -13,24 +12,6 @@ FAMILIES = ("yes-no", "number", "value-of-another", "code", "month", "no-amount"
             "antonym", "slot-swap", "heading-swap", "colour-swap", "titled-swap", "quoted-swap",
             "quantifier", "said-otherwise", "alias", "atomic-split", "refusal")
 
-_OFF: set[str] = set()
-
-
-def on(family: str) -> bool:
-    """Whether rule family ``family`` is in force (always, outside the ablation bench)."""
-    return family not in _OFF
-
-
-@contextmanager
-def off(*families: str) -> Iterator[None]:
-    """Rule families ``families`` switched off inside the block (the ablation bench)."""
-    unknown = set(families) - set(FAMILIES)
-    if unknown:
-        raise ValueError(f"unknown lexical rule families {sorted(unknown)}; known: {FAMILIES}")
-    before = set(_OFF)
-    _OFF.update(families)
-    try:
-        yield
-    finally:
-        _OFF.clear()
-        _OFF.update(before)
+_SWITCH = RuleFamilies("lexical", FAMILIES)
+on = _SWITCH.on
+off = _SWITCH.off
