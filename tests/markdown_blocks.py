@@ -15,8 +15,9 @@ selected alone (``-k``). By language:
 - ``toml``, ``json``: parsed (a syntax check; a ``json`` block may be JSON Lines); not run.
 - no language, ``text``, anything else: shown output, not run.
 
-A block that stops with ``MissingDependency`` (an optional extra not installed here) is skipped
-with its ``pip install`` line, as every test needing an extra does.
+A block that stops with ``MissingDependency`` (an optional extra not installed here), or with
+``ModuleNotFoundError`` for a third-party module this environment lacks, is skipped with its
+``pip install`` line, as every test needing an extra does.
 
 Markers: an HTML comment on the line(s) right before the fence (invisible on the rendered
 page), directives separated by ``;``. The directory holds a copy of ``examples/`` and links
@@ -52,6 +53,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from batch_helpers import missing_module
 
 ROOT = Path(__file__).resolve().parents[1]
 SHELL = {"bash", "sh", "shell", "console"}
@@ -234,6 +237,9 @@ class Page:
         missing = _MISSING.search(result.stderr + result.stdout)
         if missing and result.returncode != block.exit:
             pytest.skip(f"needs an optional extra: {missing[1].strip()}")
+        module = missing_module(result.stderr + result.stdout)
+        if module and result.returncode != block.exit:
+            pytest.skip(f"needs an optional extra: {module}")
         assert result.returncode == block.exit, (
             f"{block.name} exited {result.returncode}, expected {block.exit}:\n{_tail(result)}")
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from batch_helpers import missing_module
 from markdown_blocks import _MISSING, ROOT, Block, Page, blocks, check_pip_line, pages
 from noisegauge.testing import FakeOpenAIServer
 
@@ -103,6 +104,10 @@ def test_example_script_runs_with_its_documented_command(script: Path, tmp_path:
     if done.returncode and missing:
         _documented_extra(script, doc, missing[1])
         pytest.skip(f"needs an optional extra: {missing[1]}")
+    module = missing_module(done.stderr)
+    if done.returncode and module:
+        _documented_extra(script, doc, module)
+        pytest.skip(f"needs an optional extra: {module}")
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip(), f"{script.name} printed nothing"
 
