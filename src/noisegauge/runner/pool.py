@@ -34,7 +34,7 @@ from ..samples import Sample
 from .blocks import Block, BlockResult, BlockSpec, ascore_block
 from .journal import Journal
 from .plan import Plan
-from .ray_driver import block_size_for, take_block
+from .ray_driver import admitted_blocks, block_size_for, take_block
 from .run import OnResult, Progress, Runner
 
 __all__ = ["CPU_BOUND_JUDGES", "MIN_BLOCK", "arun_pool", "default_workers", "judged_in_pool",
@@ -153,20 +153,10 @@ async def arun_pool(source: Source, plan: Plan, spec: BlockSpec, workers: int, *
             raise failed[1]
 
     try:
-        batch: list[tuple[RawRow, Sample]] = []
-        for raw in itertools.chain(source, [None]):
-            if raw is not None:
-                sample = run.admit(raw)
-                if sample is not None:
-                    batch.append((raw, sample))
-                if len(batch) < size:
-                    continue
-            if not batch:
-                break
+        for batch in admitted_blocks(run, source, size):
             done = await finished(2 * workers - 1)  # one queued per worker: none waits
             if failed is None:
                 submit(batch)
-            batch = []
             take(done)
         take(await finished(0))
     finally:

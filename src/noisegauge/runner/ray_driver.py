@@ -21,7 +21,7 @@ import asyncio
 import itertools
 import logging
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,7 +39,7 @@ from .ray_limits import PermitDesk, RayGate
 from .run import OnResult, Progress, Runner
 
 __all__ = ["DEFAULT_BLOCK_SIZE", "RayOptions", "arun_ray", "block_size_for", "import_ray",
-           "take_block"]
+           "admitted_blocks", "take_block"]
 
 log = logging.getLogger("noisegauge")
 
@@ -153,19 +153,9 @@ async def arun_ray(source: Source, plan: Plan, spec: BlockSpec, options: RayOpti
         return done
 
     try:
-        batch: list[tuple[RawRow, Sample]] = []
-        for raw in itertools.chain(source, [None]):
-            if raw is not None:
-                sample = run.admit(raw)
-                if sample is not None:
-                    batch.append((raw, sample))
-                if len(batch) < size:
-                    continue
-            if not batch:
-                break
+        for batch in admitted_blocks(run, source, size):
             done = await finished(workers - 1)
             submit(batch)  # first, so the freed worker starts while the driver takes rows
-            batch = []
             for sent, result in done:
                 take_block(run, sent, result, store)
         for sent, result in await finished(0):
@@ -175,6 +165,22 @@ async def arun_ray(source: Source, plan: Plan, spec: BlockSpec, options: RayOpti
             ray.cancel(ref)
         ray.kill(desk)
     return run.stats
+
+
+def admitted_blocks(run: Runner, source: Source,
+                    size: int) -> Iterator[list[tuple[RawRow, Sample]]]:
+    """The rows ``run`` admits, ``size`` at a time (the last block may be shorter); a row is
+    read and admitted only when the block before it has been handed on."""
+    batch: list[tuple[RawRow, Sample]] = []
+    for raw in source:
+        sample = run.admit(raw)
+        if sample is not None:
+            batch.append((raw, sample))
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 def take_block(run: Runner, batch: Sequence[tuple[RawRow, Sample]], result: BlockResult,
