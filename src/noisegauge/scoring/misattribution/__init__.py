@@ -37,10 +37,8 @@ product codes, months). A hallucinated claim is misattributed from chunk ``j`` w
    is missing is no code ("AF19보다 ... 1등급" compares), and no one chunk states them all;
 3. that window is *about another entity*: it lacks a word the claim shares with the question
    or the reference (the asked entity, "Pro") or the asked numbered entity ("1학기"), or
-   names a variant of it ("Lumo Reader Pro" for the "Lumo Reader"), or its label names a
-   thing of the claim's kind less a word of the asked one ("Peak membership ($49/month):" for
-   the "off-peak membership", "정밀 검진 패키지:" for "기본 검진 패키지"; not a topic: "Parental
-   leave:"); shares another of the claim's content words (the
+   names a variant of it ("Lumo Reader Pro" for the "Lumo Reader"); shares another of the
+   claim's content words (the
    same topic; not needed for a specific detail or a swap), and names something the claim,
    question and reference do not;
 4. the claim does not name what the window is about: the words of its heading ("Enterprise
@@ -50,8 +48,7 @@ product codes, months). A hallucinated claim is misattributed from chunk ``j`` w
    entity is another entity ("the 1.7 kg Aero 15" beside the asked "Aero 13"), and a capital
    letter after a name is part of it ("Zip S"). A claim that does ("Unlike version 4.2,
    version 5.0 gets updates until 2028") states that entity's fact: noise or a comparison,
-   not a misattribution; so does one that names the heading of a chunk stating its detail
-   ("어린이 자료실: 평일 09:00~18:00"), whatever another chunk repeats.
+   not a misattribution.
 
 A detail found nowhere (a true hallucination: "45-day", "NG-TM-M") is never flagged.
 

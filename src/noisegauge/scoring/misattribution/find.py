@@ -14,7 +14,7 @@ from ...textkit.tokens import answer_part
 from .detail import FREE, UNLIMITED, Detail, distinguishing_detail, korean_name, negated
 from .rules import on
 from .tokens import name_keys, same_quantity, stated
-from .windows import heading_of, label_of, markers_of, swaps_entity, windows
+from .windows import heading_of, markers_of, swaps_entity, windows
 
 __all__ = ["MAX_SPAN", "find_misattributions"]
 
@@ -25,7 +25,7 @@ MAX_SPAN = 120
 
 def match(d: Detail, chunk: Text, idx: Sequence[int], outside: frozenset[str],
           swapped: bool | Callable[[], bool], elsewhere: Collection[Quantity | str] = frozenset(),
-          relabelled: bool = False, norms: frozenset[str] | None = None,
+          norms: frozenset[str] | None = None,
           stating: Mapping[Quantity, Sequence[Quantity]] | None = None) -> list[int] | None:
     """Token indices of the detail inside the ``chunk`` window (token positions ``idx``), or
     None when the window does not state the detail about another entity. ``swapped``: the
@@ -33,9 +33,7 @@ def match(d: Detail, chunk: Text, idx: Sequence[int], outside: frozenset[str],
     only where the answer matters). ``elsewhere``: the detail's numbers and names another chunk
     states; one of those may be missing from the window ("Under the current Stage 2 restrictions, North residents may water three times a week" takes
     "Stage 2" from a notice and "3 days per week" from the South district's chunk), as long as
-    the window states one. ``relabelled``: the window's label names the asked entity less a
-    word ("Peak membership:" for the "off-peak membership"; ``_relabels``). ``norms``: the
-    window's content stems, and ``stating``: the chunk's quantities that state each of the
+    the window states one. ``norms``: the window's content stems, and ``stating``: the chunk's quantities that state each of the
     detail's, when known."""
     if not idx:
         return None
@@ -97,7 +95,7 @@ def match(d: Detail, chunk: Text, idx: Sequence[int], outside: frozenset[str],
     variant = on("variant") and any(k > 0 and k - 1 in inside and chunk.tokens[k - 1].norm in d.anchor
                   and chunk.tokens[k].capital and is_content(chunk.tokens[k])
                   and chunk.tokens[k].norm not in outside for k in idx)
-    if not lacks_qty and not variant and not relabelled and (not d.anchor or d.anchor <= norms):
+    if not lacks_qty and not variant and (not d.anchor or d.anchor <= norms):
         return None  # the window names what the claim is about: not another entity
     if not (d.specific or swapped) and not (d.anchor | d.topic) & norms \
             and len(present) < (2 if d.hard else 3):
@@ -137,16 +135,6 @@ def find_misattributions(claim: str, chunks: Sequence[str], reference: str,
     flagged = {m.chunk for m in found}
     if any(j not in flagged and _states(d, spanned(chunks[j])) for j in entailed_by):
         return ()
-    # A chunk headed by what the claim names ("어린이 자료실: 평일 09:00~18:00" for "어린이
-    # 자료실은 평일 오후 6시에 문을 닫습니다") and stating its detail holds that entity's fact:
-    # the claim says it, whatever another chunk repeats.
-    if found and d.hard and on("named-heading"):
-        c = spanned(claim)
-        asked = spanned(reference).norms | spanned(question).norms
-        named = frozenset(name_keys(c, range(len(c.tokens))).values())
-        if any(j not in flagged and heading_of(text, t, asked) & named and _states(d, t)
-               for j, (text, t) in enumerate(zip(chunks, map(spanned, chunks), strict=True))):
-            return ()
     return found
 
 
@@ -181,28 +169,6 @@ def _free(t: Text) -> list[int]:
                    *(i - 1 if i > 0 and t.tokens[i - 1].kind == "sym" else i for i in zero)})
 
 
-def _relabels(claim: str, c: Text, label: frozenset[str], question: frozenset[str],
-              outside: frozenset[str]) -> bool:
-    """The label names the claim's entity less a word of it the question asks about: the
-    claim's "off-peak membership" or "기본 검진 패키지" under "Peak membership:" or "정밀 검진
-    패키지:" (the word beside one the label shares is missing)."""
-    toks = c.tokens
-
-    def joined(i: int) -> bool:  # one phrase: "기본 검진", "off-peak"; not "제품은 무상", "pass, classic"
-        return i >= 0 and i + 1 < len(toks) \
-            and claim[c.spans[i][1]:c.spans[i + 1][0]] in (" ", "-") \
-            and not (toks[i].hangul and toks[i].text != toks[i].norm)
-
-    # The label must name a thing of the claim's kind (two of its words: "Peak membership";
-    # one and a name of its own: "심화 과정"), not a topic ("Parental leave" over "birth
-    # parents" and "non-birth parents").
-    shared = len(label & c.norms)
-    return (shared >= 2 or (shared == 1 and bool(label - outside))) and any(
-        is_content(t) and t.norm in question and t.norm not in label and (
-            (joined(i - 1) and toks[i - 1].norm in label) or (joined(i) and toks[i + 1].norm in label))
-        for i, t in enumerate(toks))
-
-
 def _states(d: Detail, chunk: Text) -> bool:
     """The chunk states the detail somewhere: its numbers and names, else most of its words."""
     if d.hard:
@@ -230,7 +196,6 @@ def _find(claim: str, d: Detail, chunks: Sequence[str], reference: str, question
     # A number or name is the detail whatever the claim denies beside it ("up to 60 minutes
     # without extra charges"); denied words are the detail only without one.
     denies = negated(c) and not d.hard
-    q_norms = spanned(question).norms
     texts = [spanned(t) for t in chunks]
     # Parts of the detail may come from other chunks only where no one chunk states it all
     # ("two checked bags of up to 32 kg": the chunk with both is where it came from): which
@@ -258,12 +223,11 @@ def _find(claim: str, d: Detail, chunks: Sequence[str], reference: str, question
             # A claim that names what the window is about says that entity's fact (noise, or
             # a comparison: "Unlike version 4.2, version 5.0 ..."), not another's.
             markers = w.markers
-            relabelled = on("relabelled") and _relabels(claim, c, w.label, q_norms, outside)
-            if (markers - carried) & named or (markers and markers <= carried and not relabelled) \
+            if (markers - carried) & named or (markers and markers <= carried) \
                     or (heading - carried) & named:
                 continue
             swapped = _once(partial(swaps_entity, c, chunk, w.idx, asked, outside, d, markers))
-            hits = match(d, chunk, w.idx, outside, swapped, elsewhere, relabelled, w.norms, here)
+            hits = match(d, chunk, w.idx, outside, swapped, elsewhere, w.norms, here)
             if hits is None or (entailed_by and not swapped()):
                 continue
             start, end = chunk.spans[hits[0]][0], chunk.spans[hits[-1]][1]
@@ -282,7 +246,6 @@ class _Window:
     b: int
     idx: list[int]          # its token positions in the chunk
     markers: frozenset[str]  # what it is about (``markers_of``, per sentence)
-    label: frozenset[str]    # its label (``label_of``)
     norms: frozenset[str]    # its content stems
     negated: bool            # it denies something (``negated``)
 
@@ -298,7 +261,7 @@ def _windows(text: str, asked: frozenset[str]) -> tuple[_Window, ...]:
         markers = frozenset().union(*(
             markers_of(text, chunk, [i for i in idx if s <= chunk.spans[i][0] < e], s, e, asked)
             for s, e in sentence_spans(text, a, b) or [(a, b)]))
-        out.append(_Window(a, b, idx, markers, label_of(text, chunk, a, b),
+        out.append(_Window(a, b, idx, markers,
                            frozenset(chunk.tokens[i].norm for i in idx if is_content(chunk.tokens[i])),
                            bool(negated(spanned(text[a:b])))))
     return tuple(out)

@@ -7,8 +7,7 @@ from ...infra.switches import RuleFamilies
 
 __all__ = ["FAMILIES", "off", "on"]
 
-FAMILIES = ("free", "denied", "own-numbers", "two-chunks", "variant", "relabelled",
-            "entailed-swap", "named-heading")
+FAMILIES = ("free", "denied", "own-numbers", "two-chunks", "variant", "entailed-swap")
 
 _SWITCH = RuleFamilies("misattribution", FAMILIES)
 on = _SWITCH.on

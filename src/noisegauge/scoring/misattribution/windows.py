@@ -13,7 +13,7 @@ from ...textkit.tokens import Token
 from .detail import Detail
 from .tokens import name_keys, same_quantity
 
-__all__ = ["heading_of", "label_of", "markers_of", "swaps_entity", "windows"]
+__all__ = ["heading_of", "markers_of", "swaps_entity", "windows"]
 
 #: Where a sentence turns to another entity: "...; ...", ", while ...", "..., 반면 ...".
 _CLAUSE = re.compile(r";\s+|,\s+(?=(?:while|whereas|but)\b)|(?<=[며고면]),\s+|\s+반면(?:에)?,?\s+")
@@ -141,13 +141,6 @@ def heading_of(text: str, chunk: Text, known: frozenset[str]) -> frozenset[str]:
     keys = name_keys(chunk, idx)
     return frozenset(keys[i] for i in idx if i in keys and chunk.tokens[i].norm not in known
                      and i not in units)
-
-
-def label_of(text: str, chunk: Text, a: int, b: int) -> frozenset[str]:
-    """The stems of the window's label ("Peak membership ($49/month):", "정밀 검진 패키지:"),
-    or nothing."""
-    return frozenset(chunk.tokens[i].norm for i in _label(text, chunk, a, b)
-                     if is_content(chunk.tokens[i]))
 
 
 def _label(text: str, chunk: Text, a: int, b: int) -> list[int]:
