@@ -40,7 +40,6 @@ def verdict(judge: LexicalJudge, premise: str, claim: str) -> Verdict:
     "Version 3.1 added audit logs.",                          # version
     "v3.1 added audit logs.",                                 # version, short form
     "Version 2.3 added audit logs on March 4, 2021.",         # date
-    "Version 2.3 added audit logs in April 2021.",            # month
     "Version 2.3 removed audit logs.",                        # antonym
 ])
 def test_english_mismatches_are_contradicted(judge: LexicalJudge, claim: str) -> None:

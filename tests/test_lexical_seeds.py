@@ -19,14 +19,18 @@ def judge() -> LexicalJudge:
     return LexicalJudge()
 
 
-def test_ragas_lic_example_scores_as_documented(judge: LexicalJudge) -> None:
-    """Ragas' worked example: one of three claims is wrong and comes from a relevant chunk."""
+def test_ragas_lic_example_with_the_offline_judge(judge: LexicalJudge) -> None:
+    """Ragas' worked example: one of three claims is wrong and comes from a retrieved chunk.
+    Ragas' LLM judge reads "LIC" as "Life Insurance Corporation of India" and finds that
+    chunk relevant (1/3 relevant, 0 irrelevant); the offline judge reads them apart since
+    judge 4.13 (the alias rule gained nothing on held-out data), so the chunk that says "LIC
+    ... financial stability" entails no reference claim and the claim is irrelevant noise."""
     lic = json.loads((DATA / "ragas_lic.json").read_text(encoding="utf-8"))
     fields = ("user_input", "response", "reference", "retrieved_contexts")
     result = score_sample(Sample.from_record({k: lic[k] for k in fields}, 0), judge)
     assert len(result.verdicts.response_claims) == 3 if result.verdicts else False
-    assert result.value("noise_sensitivity_relevant") == pytest.approx(1 / 3)
-    assert result.value("noise_sensitivity_irrelevant") == pytest.approx(0.0)
+    assert result.value("noise_sensitivity_relevant") == pytest.approx(0.0)
+    assert result.value("noise_sensitivity_irrelevant") == pytest.approx(1 / 3)
     assert lic["expected"] == {"mode_relevant": pytest.approx(1 / 3), "mode_irrelevant": 0.0}
 
 

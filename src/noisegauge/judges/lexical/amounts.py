@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...textkit.quantity import CURRENCIES, FREE, UNITS, WAIVED, Quantity, no_limit, same_quantity
-from ...textkit.tokens import Token
+from ...textkit.quantity import CURRENCIES, FREE, WAIVED, Quantity, no_limit, same_quantity
 
 if TYPE_CHECKING:
     from .features import Analysis
 
-__all__ = ["NO_AMOUNT", "qty_match", "said_otherwise", "says"]
+__all__ = ["NO_AMOUNT", "qty_match", "says"]
 
 
 def qty_match(q: Quantity, prem: Analysis, window: range) -> str:
@@ -25,29 +24,6 @@ def qty_match(q: Quantity, prem: Analysis, window: range) -> str:
         if any(q.what) and p.what == q.what and prem.sent_of[p.pos] in window:
             other = True
     return "other" if other else "absent"
-
-
-def said_otherwise(prem: Analysis, claim: Analysis) -> dict[int, str]:
-    """Claim tokens of a quantity the premise states in other words ("two-year" / "24-month",
-    "만 8천 원" / "18,000원"): each read as the premise's number and unit word, so the overlap
-    counts them as said."""
-    out: dict[int, str] = {}
-    ptoks, ctoks = prem.tokens, claim.tokens
-    for q in claim.quantities:
-        p = next((p for p in prem.quantities if same_quantity(q, p)), None)
-        if p is None or ptoks[p.pos].norm == ctoks[q.pos].norm:
-            continue
-        out[q.pos] = ptoks[p.pos].norm
-        k = q.pos + 1
-        while k < len(ctoks) and k - q.pos <= 3 and not ctoks[k].stop \
-                and (ctoks[k].kind == "num" or _unit_word(ctoks[k])):
-            out[k] = ptoks[p.pos].norm  # "8천", "원" of "만 8천 원"; "year" of "two-year"
-            k += 1
-    return out
-
-
-def _unit_word(tok: Token) -> bool:
-    return tok.text.lower() in UNITS or tok.norm in UNITS or tok.text[:1] in ("천", "백", "원")
 
 
 #: Words that deny an amount, and the units of the amount that denies them (empty: any).

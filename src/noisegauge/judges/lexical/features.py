@@ -10,25 +10,16 @@ opposite, another name or number) only counts where the premise talks about the 
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import pairwise
 
-from ...textkit.quantity import Quantity, quantities, same_quantity
+from ...textkit.quantity import Quantity, quantities
 from ...textkit.sentences import sentence_spans
-from ...textkit.tokens import MONTHS, NEGATIONS, QUOTED, Token, answer_polarity, tokenize
-from .amounts import NO_AMOUNT, qty_match, said_otherwise, says
+from ...textkit.tokens import MONTHS, NEGATIONS, Token, answer_polarity, tokenize
+from .amounts import NO_AMOUNT, qty_match, says
 from .rules import on
-from .slots import (
-    colour_swap,
-    heading_swap,
-    heading_words,
-    quoted_swap,
-    slot_swap,
-    titled_swap,
-    value_of_another,
-)
+from .slots import colour_swap, heading_swap, heading_words, slot_swap
 
 __all__ = ["FEATURES", "MONOTONE", "Alignment", "Analysis", "Cues", "align", "analyse",
            "pair_features"]
@@ -102,16 +93,12 @@ class Analysis:
     initial: frozenset[str]             # capitalised sentence-initial stems
     codes: frozenset[str]               # product codes and identifiers (NG-TEAM-M)
     words: tuple[frozenset[str], ...]   # per sentence: lower-cased token texts (stop words too)
-    #: "Life Insurance Corporation of India (LIC)": (acronym stem, stems of the long name)
-    aliases: tuple[tuple[str, frozenset[str]], ...] = ()
     #: per sentence: the content stems of the heading it opens with ("Elite membership:")
     heads: tuple[frozenset[str], ...] = ()
     where: dict[str, tuple[int, ...]] = field(default_factory=dict)  # stem -> token indices
     after_heading: frozenset[int] = frozenset()  # index of each token right after a heading
     #: +1 / -1 when the text opens by answering yes / no ("No. Basic uses password login").
     polarity: int = 0
-    #: per sentence: the names it quotes, lower-cased ("신규 캐릭터 '하랑' 추가")
-    quoted: tuple[frozenset[str], ...] = ()
     #: content stem -> the sentences holding it, as bits (sentence ``s`` is ``1 << s``)
     masks: dict[str, int] = field(default_factory=dict)
 
@@ -139,12 +126,8 @@ def analyse(text: str) -> Analysis:
     initial: set[str] = set()  # capitalised only because they start a sentence (or a name)
     heads: list[frozenset[str]] = []
     after_heading: set[int] = set()
-    quoted: list[frozenset[str]] = []
     for si, (a, b) in enumerate(sentence_spans(text) or [(0, len(text))]):
         toks = tokenize(text[a:b])
-        # the name as written: a stemmer reads "하랑" as "하" + the particle "랑"
-        quoted.append(frozenset(" ".join(m.group(1).lower().split())
-                                for m in QUOTED.finditer(text, a, b)))
         heading, n = heading_words(text[a:b], toks)
         heads.append(heading)
         if n:
@@ -188,25 +171,8 @@ def analyse(text: str) -> Analysis:
                     tuple(quantities(tt)), tuple(frozenset(n) for n in negated),
                     {k: tuple(v) for k, v in positions.items()}, frozenset(entities),
                     frozenset(initial), frozenset(t.norm for t in tt if t.kind == "code"),
-                    tuple(sentence_words), _aliases(text), tuple(heads), where,
-                    frozenset(after_heading), answer_polarity(text), tuple(quoted),
-                    masks)
-
-
-_ALIAS = re.compile(r"((?:[A-Z][\w'&.-]*\s+(?:(?:of|the|and|for|de)\s+)*){2,8})\(([A-Z][A-Za-z]{1,7})\)")
-
-
-def _aliases(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
-    """Names defined with their acronym in parentheses, when the initials spell it."""
-    out = []
-    for m in _ALIAS.finditer(text):
-        words = m.group(1).split()
-        initials = "".join(w[0] for w in words if w[0].isupper()).lower()
-        acr = m.group(2).lower()
-        if initials.endswith(acr) or acr in initials:
-            longs = frozenset(t.norm for t in tokenize(m.group(1)) if not t.stop)
-            out.append((tokenize(m.group(2))[0].norm, longs))
-    return tuple(out)
+                    tuple(sentence_words), tuple(heads), where,
+                    frozenset(after_heading), answer_polarity(text), masks)
 
 
 def _negated_head(tt: tuple[Token, ...], i: int, sent_of: list[int]) -> str | None:
@@ -287,19 +253,11 @@ def align(prem: Analysis, claim: Analysis) -> Alignment:
     """``pair_features`` with the window and missing words kept."""
     toks = claim.tokens
     items: list[Item] = []
-    # A name said once in full and once by its acronym is one item: the premise may use either.
-    skip: set[str] = set()
-    for acr, longs in claim.aliases if on("alias") else ():
-        if acr in prem.norms:
-            skip |= longs - {acr}
-        elif longs <= prem.norms:
-            skip.add(acr)
-    content = [k for k in claim.content if toks[k].norm not in skip] if skip else claim.content
-    said = said_otherwise(prem, claim) if on("said-otherwise") else {}
+    content = claim.content
     for k in content:
         t = toks[k]
         ent = t.norm in claim.entities or t.kind in ("num", "code") or t.text.lower() in MONTHS
-        norm = said.get(k, t.norm)
+        norm = t.norm
         exact = norm in prem.norms
         items.append((norm, _weight(t, ent), ent, exact,
                       exact or _covered_fuzzy(norm, t.text, t.hangul, prem)))
@@ -407,18 +365,9 @@ def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
         state = qty_match(q, prem, win) if on("number") else "same"
         if state != "same":
             return Cues(True, on_topic and state == "other", "number")
-        if on("value-of-another") and value_of_another(q, prem, claim, same_quantity):
-            return Cues(True, on_topic, "number")
     for _code in claim.codes - prem.codes if on("code") else ():
         other = any(t.kind == "code" and prem.sent_of[i] in win for i, t in enumerate(prem.tokens))
         return Cues(True, on_topic and other, "code")
-    claim_months = {t.text.lower() for t in claim.tokens if t.text.lower() in MONTHS}
-    if claim_months and on("month"):
-        prem_months = {t.text.lower() for t in prem.tokens if t.text.lower() in MONTHS}
-        if claim_months - prem_months:
-            win_months = {t.text.lower() for i, t in enumerate(prem.tokens)
-                          if t.text.lower() in MONTHS and prem.sent_of[i] in win}
-            return Cues(True, on_topic and bool(win_months), "number")
     # "Unlimited calls" is not said by "100 minutes of calls", nor "free withdrawals" by
     # "withdrawals cost 2%": a premise that states an amount (a price, for "free") and never
     # the word sets a limit or a price.
@@ -457,9 +406,7 @@ def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
                   for c, sset in zip(sent_cov, prem.sentences, strict=True)]
     if (on("slot-swap") and slot_swap(prem, claim, sent_topic)) \
             or (on("heading-swap") and heading_swap(prem, claim, sent_topic)) \
-            or (on("colour-swap") and colour_swap(prem, claim, sent_topic)) \
-            or (on("titled-swap") and titled_swap(prem, claim, win)) \
-            or (on("quoted-swap") and quoted_swap(prem, claim, win)):
+            or (on("colour-swap") and colour_swap(prem, claim, sent_topic)):
         return Cues(True, on_topic, "entity")
     return _NO_CUE
 

@@ -29,7 +29,7 @@ _OPS = FEATURES.index("op_miss")
 
 #: Bump when splitting, features or the decision rule change (it keys caches). The history of
 #: each version is in CHANGELOG.md ("Lexical judge history").
-JUDGE_VERSION = "4.12"
+JUDGE_VERSION = "4.13"
 
 
 @dataclass(frozen=True)

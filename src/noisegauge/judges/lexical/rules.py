@@ -8,9 +8,8 @@ from ...infra.switches import RuleFamilies
 
 __all__ = ["FAMILIES", "off", "on"]
 
-FAMILIES = ("yes-no", "number", "value-of-another", "code", "month", "no-amount", "negation",
-            "antonym", "slot-swap", "heading-swap", "colour-swap", "titled-swap", "quoted-swap",
-            "quantifier", "said-otherwise", "alias", "atomic-split", "refusal")
+FAMILIES = ("yes-no", "number", "code", "no-amount", "negation", "antonym", "slot-swap",
+            "heading-swap", "colour-swap", "quantifier", "atomic-split", "refusal")
 
 _SWITCH = RuleFamilies("lexical", FAMILIES)
 on = _SWITCH.on

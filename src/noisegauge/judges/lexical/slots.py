@@ -13,26 +13,22 @@ its topic words), and only for a claim word the premise never states:
   "Shipping within the United States: ...") naming something the claim does not, and the claim
   names (capitalised, or a code) something the premise never states.
 
-A third shape is a value said of another entity in the same chunk: "Monthly plans ... 30 days"
-against "Monthly plans ... 14 days. Annual plans ... 30 days." (``value_of_another``).
-
 A lowercase English word in the same slot is left to the learned combiner: "business days"
 against "working days" is a paraphrase far more often than a swap.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ...textkit.names import acronym, closed_class, ko_title
-from ...textkit.quantity import Quantity
+from ...textkit.names import acronym, closed_class
 from ...textkit.tokens import Token
 
 if TYPE_CHECKING:
     from .features import Analysis
 
-__all__ = ["colour_swap", "heading_swap", "heading_words", "quoted_swap", "slot_swap", "titled_swap", "value_of_another"]
+__all__ = ["colour_swap", "heading_swap", "heading_words", "slot_swap"]
 
 #: A heading is at most this many tokens before a colon at the start of a sentence.
 MAX_HEADING = 6
@@ -146,20 +142,6 @@ def colour_swap(prem: Analysis, claim: Analysis, on_topic: Sequence[bool]) -> bo
         for i, t in enumerate(prem.tokens))
 
 
-def _titled_names(text: Analysis, sents: range | None = None) -> set[str]:
-    """Hangul names right before a title ("박서연 대리"), in sentences ``sents`` (all: None)."""
-    toks = text.tokens
-    return {t.norm for k, t in enumerate(toks[:-1])
-            if t.hangul and 2 <= len(t.norm) <= 4 and ko_title(toks[k + 1].norm)
-            and (sents is None or text.sent_of[k] in sents)}
-
-
-def titled_swap(prem: Analysis, claim: Analysis, win: range) -> bool:
-    """The claim names a person ("박서연 대리") the premise never states, where the premise's
-    aligned window names another one with a title ("김도윤 과장")."""
-    return bool(_titled_names(claim) - prem.norms) and bool(_titled_names(prem, win) - claim.norms)
-
-
 def heading_swap(prem: Analysis, claim: Analysis, on_topic: Sequence[bool]) -> bool:
     """Heading swap (see the module docstring)."""
     heads = [head - claim.norms if on_topic[s] else frozenset()
@@ -192,47 +174,3 @@ def _ko_topic(claim: Analysis) -> list[str]:
         if t.text != t.norm and t.text[len(t.norm):] in _KO_TOPIC:
             return out
     return []
-
-
-def value_of_another(q: Quantity, prem: Analysis, claim: Analysis,
-                     same: Callable[[Quantity, Quantity], bool]) -> bool:
-    """The claim's value ``q`` stands in the premise only in sentences that put another name
-    in the slot of the claim's own ("Annual plans ... 30 days" beside "Monthly plans ...
-    14 days"), while the sentence naming the claim's entity gives a value of the same unit
-    that the claim does not state."""
-    names = (claim.entities | claim.initial | claim.codes) & prem.norms
-    if not names or not q.unit:
-        return False
-    sents = {prem.sent_of[p.pos] for p in prem.quantities if same(q, p)}
-    own = {s for s, words in enumerate(prem.sentences) if names & words}
-    if sents & own or not any(
-            prem.sent_of[p.pos] in own and p.unit == q.unit
-            and not any(same(c, p) for c in claim.quantities) for p in prem.quantities):
-        return False
-    others = _modifier_names(prem) - claim.norms
-    ptoks, sent_of = prem.tokens, prem.sent_of
-    for name in names:
-        for i in prem.where.get(name, ()):
-            for step in (1, -1):
-                j = i + step
-                if not 0 <= j < len(ptoks) or sent_of[j] != sent_of[i] or ptoks[j].stop \
-                        or ptoks[max(i, j)].punct:
-                    continue
-                for m in prem.where.get(ptoks[j].norm, ()):
-                    k = m - step
-                    if sent_of[m] in sents and 0 <= k < len(ptoks) and sent_of[k] == sent_of[m] \
-                            and not ptoks[max(k, m)].punct and ptoks[k].norm in others:
-                        return True
-    return False
-
-
-def quoted_swap(prem: Analysis, claim: Analysis, win: range) -> bool:
-    """The claim quotes a name the premise never states ("캐릭터 '소율'"), where the aligned
-    window quotes another ("캐릭터 '하랑'")."""
-    mine = frozenset().union(*claim.quoted)
-    if not mine:
-        return False
-    theirs = frozenset().union(*(prem.quoted[i] for i in win if i < len(prem.quoted)))
-    prem_text = " ".join(t.text.lower() for t in prem.tokens)
-    claim_text = " ".join(t.text.lower() for t in claim.tokens)
-    return any(q not in prem_text for q in mine) and any(q not in claim_text for q in theirs)
