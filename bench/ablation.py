@@ -3,6 +3,8 @@
     python bench/ablation.py [--data ../shared/data] [--cross-source DIR] [--limit N]
                              [--families all|lexical|misattribution|ID,ID]
     python bench/ablation.py --libraries      # hand-written parts beside well-kept libraries
+    python bench/ablation.py --korean-nli [--cross-source DIR] [--families ...]
+    python bench/ablation.py --every-split [--families ...]
 
 Each row switches one family off (``judges/lexical/rules.py``,
 ``scoring/misattribution/rules.py``) and prints, beside the full judge (``-`` row): the
@@ -16,6 +18,13 @@ feature (number, negation, antonym, entity swaps) is measured without retraining
 understates what retraining without it could recover. A family that gains nothing on data it
 was not fitted to is a candidate to remove; removing one means retraining
 (``training/train_lexical.py``).
+
+``--korean-nli``: each lexical family off on held-out Korean NLI, entailed vs not: KorNLI dev
+(2,490 pairs, never trained on: shipped weights) and KLUE-NLI dev (3,000, judged with the
+weights trained without the NLI family when ``--cross-source DIR`` is given): balanced
+accuracy, its change when the family is on, and the pairs whose verdict it changes.
+``--every-split``: misattribution TP / FP / FN on every labelled split with each family off
+(each split was held out for the rules written before it: ``bench/misattribution.py``).
 
 ``--libraries``: for each text task the toolkit hand-writes, the same task done by the
 library the issue names, on the bench's own texts: agreement with the toolkit and speed.
@@ -139,6 +148,72 @@ def ablate(args: argparse.Namespace) -> None:
     print("(rows after '-': change from the full judge; '=': the judge is unchanged)")
 
 
+def _korean_nli(data: Path) -> dict[str, list[Any]]:
+    import csv
+    import json
+
+    nli = data / "nli"
+    item = judge_accuracy.Item
+    with open(nli / "kornli" / "xnli.dev.ko.tsv", encoding="utf-8", newline="") as f:
+        kornli = [item((r["sentence1"],), r["sentence2"], r["gold_label"] == "entailment")
+                  for r in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)]
+    klue = json.loads((nli / "klue_nli" / "klue-nli-v1.1_dev.json").read_text(encoding="utf-8"))
+    return {"kornli_dev": kornli,
+            "klue_dev": [item((r["premise"],), r["hypothesis"], r["gold_label"] == "entailment")
+                         for r in klue]}
+
+
+def korean_nli(args: argparse.Namespace) -> None:
+    from noisegauge.judges.registry import get_judge
+
+    sets = _korean_nli(args.data)
+    judges: dict[str, Any] = {"kornli_dev": get_judge("lexical"), "klue_dev": get_judge(
+        "lexical" if args.cross_source is None
+        else f"lexical:{args.cross_source / 'weights_without_nli.json'}")}
+
+    def verdicts(name: str) -> list[bool]:
+        out = []
+        for it in sets[name]:
+            claims = asyncio.run(judge_accuracy.claims_of(judges[name], it))
+            m = asyncio.run(judges[name].check_many(list(it.premises), claims))
+            out.append(all(any(row[c].value == "entailed" for row in m) for c in range(len(claims))))
+        return out
+
+    print(f"{'family off':<26}" + "".join(f"{n + ' (' + str(len(v)) + ')':>30}" for n, v in sets.items()))
+    base: dict[str, list[bool]] = {}
+    for family in ["-", *(f for f in families(args.families) if f.startswith("lexical:"))]:
+        row = ""
+        with nullcontext() if family == "-" else without(family):
+            for name, items in sets.items():
+                pred = verdicts(name)
+                acc = judge_accuracy.binary_scores([it.label for it in items], pred)["bal_acc"]
+                if family == "-":
+                    base[name] = pred
+                    row += f"{acc:>30.4f}"
+                    continue
+                on = judge_accuracy.binary_scores([it.label for it in items], base[name])["bal_acc"]
+                changed = sum(a != b for a, b in zip(pred, base[name], strict=True))
+                row += f"{acc:>12.4f} on {on - acc:>+8.4f}, {changed:>3} changed"
+        print(f"{family:<26}{row}", flush=True)
+    print("(bal_acc entailed vs not; 'on': what the family gains; 'changed': pairs whose verdict it changes)")
+
+
+def every_split(args: argparse.Namespace) -> None:
+    cases = misattribution.load()
+    splits = sorted({str(c["split"]) for c in cases},
+                    key=lambda s: (s.startswith("noise"), int("".join(filter(str.isdigit, s)) or 0)))
+    print(f"{'family off':<30}" + "".join(f"{s:>11}" for s in [*splits, "all"]) + "   (TP/FP/FN)")
+    for family in ["-", *families(args.families)]:
+        with nullcontext() if family == "-" else without(family):
+            flags = misattribution.flags(cases)
+        row = ""
+        for split in [*splits, "all"]:
+            tp, fp, fn, _, _ = misattribution._score(
+                [f for f, c in zip(flags, cases, strict=True) if split in ("all", c["split"])])
+            row += f"{f'{tp}/{fp}/{fn}':>11}"
+        print(f"{family:<30}{row}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=judge_accuracy.DEFAULT_DATA)
@@ -148,13 +223,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--families", default="all")
     ap.add_argument("--libraries", action="store_true",
                     help="compare the hand-written text tasks with libraries instead")
+    ap.add_argument("--korean-nli", action="store_true",
+                    help="each lexical family off on KorNLI / KLUE-NLI dev instead")
+    ap.add_argument("--every-split", action="store_true",
+                    help="misattribution on every labelled split with each family off instead")
     args = ap.parse_args(argv)
     if args.libraries:
         import libraries
         libraries.main(args.data)
         return 0
     t0 = time.perf_counter()
-    ablate(args)
+    if args.korean_nli:
+        korean_nli(args)
+    elif args.every_split:
+        every_split(args)
+    else:
+        ablate(args)
     print(f"({time.perf_counter() - t0:.0f}s wall)")
     return 0
 

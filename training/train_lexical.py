@@ -2,6 +2,7 @@
 
     python training/train_lexical.py [--data ../shared/data]
         [--write]            # src/noisegauge/judges/lexical/weights.json (all open sources)
+        [--out FILE]         # the same weights to FILE instead (cmp it with the shipped file)
         [--cross-out DIR]    # DIR/weights_without_<family>.json, for bench --cross-source DIR
         [--no-report]
 
@@ -274,6 +275,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=bench.DEFAULT_DATA)
     ap.add_argument("--write", action="store_true", help="write the shipped weights JSON")
+    ap.add_argument("--out", type=Path, help="write the shipped weights JSON to OUT instead")
     ap.add_argument("--cross-out", type=Path, help="write per-family held-out weights here")
     ap.add_argument("--no-report", action="store_true", help="skip the cross-source table")
     args = ap.parse_args(namespace=ARGS)
@@ -285,8 +287,8 @@ def main() -> int:
     if not args.no_report:
         report(sets, cross, shipped)
     print(f"{len(shipped['trees'])} trees, threshold {shipped['threshold']}, band {lo_hi}")
-    if args.write:
-        write(LEXICAL / WEIGHTS_FILE, finish(shipped, names, lo_hi))
+    if args.write or args.out:
+        write(args.out or LEXICAL / WEIGHTS_FILE, finish(shipped, names, lo_hi))
     if args.cross_out:
         args.cross_out.mkdir(parents=True, exist_ok=True)
         for fam, model in cross.items():
