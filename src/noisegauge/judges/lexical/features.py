@@ -128,6 +128,10 @@ def _weight(tok: Token, entity: bool) -> float:
     return 1.5 if n >= 7 else (1.0 if n >= 4 else 0.7)
 
 
+#: The characters a quoted name opens with (``QUOTED``): a text without any quotes none.
+_QUOTE_OPENERS = ("'", "\u2018", "\u201c", '"', "\u300c", "\u300e")
+
+
 @lru_cache(maxsize=4096)
 def analyse(text: str) -> Analysis:
     """Tokens, sentences and cues of ``text`` (cached: premises repeat across claims)."""
@@ -140,55 +144,77 @@ def analyse(text: str) -> Analysis:
     heads: list[frozenset[str]] = []
     after_heading: set[int] = set()
     quoted: list[frozenset[str]] = []
+    content: list[int] = []
+    prefixes: set[str] = set()
+    codes: set[str] = set()
+    positions: dict[str, list[int]] = {}  # stem -> its ranks among the content tokens
+    where: dict[str, list[int]] = {}      # stem -> its token indices
+    masks: dict[str, int] = {}            # stem -> the sentences holding it, as bits
+    maybe_neg: list[int] = []
+    quotes = any(q in text for q in _QUOTE_OPENERS)
+    # One pass over the tokens builds every per-token table (in token order, so each
+    # dict's keys stand in first-occurrence order).
     for si, (a, b) in enumerate(sentence_spans(text) or [(0, len(text))]):
-        toks = tokenize(text[a:b])
+        sentence = text[a:b]
+        toks = tokenize(sentence)
         # the name as written: a stemmer reads "하랑" as "하" + the particle "랑"
         quoted.append(frozenset(" ".join(m.group(1).lower().split())
-                                for m in QUOTED.finditer(text, a, b)))
-        heading, n = heading_words(text[a:b], toks)
+                                for m in QUOTED.finditer(text, a, b)) if quotes else frozenset())
+        heading, n = heading_words(sentence, toks)
         heads.append(heading)
+        base = len(tokens)
         if n:
-            after_heading.add(len(tokens) + n)
+            after_heading.add(base + n)
+        bit = 1 << si
+        stems: set[str] = set()
+        words: set[str] = set()
         for k, t in enumerate(toks):
-            if t.kind == "word" and t.capital and not t.stop:
-                (entities if k > 0 else initial).add(t.norm)
+            low = t.text.lower()
+            words.add(low)
+            if t.hangul or low in NEGATIONS or t.norm in NEGATIONS:
+                maybe_neg.append(base + k)
+            if t.stop:
+                continue
+            norm = t.norm
+            stems.add(norm)
+            i = base + k
+            at = where.get(norm)
+            if at is None:
+                positions[norm] = [len(content)]
+                where[norm] = [i]
+                masks[norm] = bit
+            else:
+                positions[norm].append(len(content))
+                at.append(i)
+                masks[norm] |= bit
+            content.append(i)
+            kind = t.kind
+            if kind == "word" and t.capital:
+                (entities if k > 0 else initial).add(norm)
+            elif kind == "code":
+                codes.add(norm)
+            if t.hangul:
+                prefixes.update(low[:j] for j in range(2, len(low) + 1))
+            elif len(norm) >= 5:
+                prefixes.add(norm[:5])
         tokens.extend(toks)
         sent_of.extend([si] * len(toks))
-        sentence_sets.append(frozenset(t.norm for t in toks if not t.stop))
-        sentence_words.append(frozenset(t.text.lower() for t in toks))
+        sentence_sets.append(frozenset(stems))
+        sentence_words.append(frozenset(words))
     tt = tuple(tokens)
-    content = tuple(i for i, t in enumerate(tt) if not t.stop)
-    prefixes: set[str] = set()
-    positions: dict[str, list[int]] = {}
-    for rank, i in enumerate(content):
-        t = tt[i]
-        positions.setdefault(t.norm, []).append(rank)
-        if t.hangul:
-            low = t.text.lower()
-            prefixes.update(low[:k] for k in range(2, len(low) + 1))
-        elif len(t.norm) >= 5:
-            prefixes.add(t.norm[:5])
     negated: list[set[str]] = [set() for _ in sentence_sets]
-    negations = [i for i, t in enumerate(tt)
-                 if (t.hangul or t.norm in NEGATIONS or t.text.lower() in NEGATIONS)
-                 and _is_negation(tt, i)]
-    for i in negations:
-        head = _negated_head(tt, i, sent_of)
-        if head is not None:
-            negated[sent_of[i]].add(head)
-    where = {k: tuple(content[r] for r in v) for k, v in positions.items()}
-    masks: dict[str, int] = {}
-    for stem_, at in where.items():
-        m = 0
-        for i in at:
-            m |= 1 << sent_of[i]
-        masks[stem_] = m
-    return Analysis(tt, content, tuple(sentence_sets), tuple(sent_of),
-                    frozenset(tt[i].norm for i in content), frozenset(prefixes),
+    for i in maybe_neg:
+        if _is_negation(tt, i):
+            head = _negated_head(tt, i, sent_of)
+            if head is not None:
+                negated[sent_of[i]].add(head)
+    return Analysis(tt, tuple(content), tuple(sentence_sets), tuple(sent_of),
+                    frozenset(positions), frozenset(prefixes),
                     tuple(quantities(tt)), tuple(frozenset(n) for n in negated),
                     {k: tuple(v) for k, v in positions.items()}, frozenset(entities),
-                    frozenset(initial), frozenset(t.norm for t in tt if t.kind == "code"),
-                    tuple(sentence_words), _aliases(text), tuple(heads), where,
+                    frozenset(initial), frozenset(codes),
+                    tuple(sentence_words), _aliases(text) if "(" in text else (), tuple(heads),
+                    {k: tuple(v) for k, v in where.items()},
                     frozenset(after_heading), answer_polarity(text), tuple(quoted),
                     masks)
 
@@ -320,8 +346,15 @@ def align(prem: Analysis, claim: Analysis) -> Alignment:
             cover[s] += w
     sent_cov = [c / total for c in cover]
     best, win = 0.0, range(1)
-    for i in range(len(sets)):
-        for j in range(i, min(i + _MAX_WINDOW, len(sets))):
+    n_sets = len(sets)
+    for i in range(n_sets):
+        bound = 0.0
+        for j in range(i, min(i + _MAX_WINDOW, n_sets)):
+            # A window holds at most its sentences' items: where even their sum cannot beat
+            # the best so far, the exact sum is not worked out (the margin dwarfs rounding).
+            bound += cover[j]
+            if bound / total < best + 1e-9 - 1e-12:
+                continue
             span = ((1 << (j + 1)) - 1) ^ ((1 << i) - 1)
             if not span & anywhere:
                 continue  # covers nothing: never better than the best so far
