@@ -114,6 +114,8 @@ class Analysis:
     quoted: tuple[frozenset[str], ...] = ()
     #: content stem -> the sentences holding it, as bits (sentence ``s`` is ``1 << s``)
     masks: dict[str, int] = field(default_factory=dict)
+    #: What is worked out of this text only when it is a claim, once (``_weighted``).
+    memo: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
 
 
 def _weight(tok: Token, entity: bool) -> float:
@@ -320,14 +322,16 @@ def align(prem: Analysis, claim: Analysis) -> Alignment:
             skip |= longs - {acr}
         elif longs <= prem.norms:
             skip.add(acr)
-    content = [k for k in claim.content if toks[k].norm not in skip] if skip else claim.content
+    weighted = _weighted(claim)
+    if skip:
+        weighted = [x for x in weighted if toks[x[0]].norm not in skip]
+    content = [k for k, *_ in weighted]
     said = said_otherwise(prem, claim) if on("said-otherwise") else {}
-    for k in content:
-        t = toks[k]
-        ent = t.norm in claim.entities or t.kind in ("num", "code") or t.text.lower() in MONTHS
-        norm = said.get(k, t.norm)
-        exact = norm in prem.norms
-        items.append((norm, _weight(t, ent), ent, exact,
+    pnorms = prem.norms
+    for k, t, w, ent in weighted:
+        norm = said.get(k, t.norm) if said else t.norm
+        exact = norm in pnorms
+        items.append((norm, w, ent, exact,
                       exact or _covered_fuzzy(norm, t.text, t.hangul, prem)))
     total = sum(it[1] for it in items) or 1.0
     cov = sum(w for _, w, _, e, _ in items if e) / total
@@ -399,6 +403,20 @@ def align(prem: Analysis, claim: Analysis) -> Alignment:
     return Alignment(feats, cues, win, gone)
 
 
+def _weighted(claim: Analysis) -> list[tuple[int, Token, float, bool]]:
+    """The claim's content tokens (index, token, weight, is name/number): the same against
+    every premise, so worked out once per claim."""
+    got = claim.memo.get("weighted")
+    if got is None:
+        out = []
+        for k in claim.content:
+            t = claim.tokens[k]
+            ent = t.norm in claim.entities or t.kind in ("num", "code") or t.text.lower() in MONTHS
+            out.append((k, t, _weight(t, ent), ent))
+        claim.memo["weighted"] = got = out
+    return got  # type: ignore[return-value]
+
+
 def _bits(m: int) -> list[int]:
     """The positions of the set bits of ``m``, lowest first."""
     out = []
@@ -418,9 +436,17 @@ def _longest_run(prem: Analysis, norms: list[str]) -> int:
     """Longest run of consecutive claim content words that stands verbatim in the premise."""
     best = 0
     runs: dict[int, int] = {}
+    positions = prem.positions
     for n in norms:
-        runs = {p: runs.get(p - 1, 0) + 1 for p in prem.positions.get(n, ())}
-        best = max(best, max(runs.values(), default=0))
+        at = positions.get(n)
+        if not at:
+            runs = {}
+            continue
+        get = runs.get
+        runs = {p: get(p - 1, 0) + 1 for p in at}
+        longest = max(runs.values())
+        if longest > best:
+            best = longest
     return best
 
 
@@ -485,9 +511,14 @@ def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
     # sentence with another number is the number rule's case ("Free 워크스페이스 ... 30일"
     # beside a "90일" line that says the claim).
     details = {t.norm for t in claim.tokens if t.kind in ("num", "code")}
-    sent_topic = [(c >= 0.6 or sum(w for n, w in topic_items if n in sset) / (topic_total or 1.0)
-                   >= 0.6) and details <= sset
-                  for c, sset in zip(sent_cov, prem.sentences, strict=True)]
+    # (each sentence's topic words summed item by item, through the premise's sentence bits)
+    topic_cover: list[float] = [0] * len(sent_cov)
+    for n, w in topic_items:
+        for s in _bits(prem.masks.get(n, 0)):
+            topic_cover[s] += w
+    denom = topic_total or 1.0
+    sent_topic = [details <= sset and (c >= 0.6 or tc / denom >= 0.6)
+                  for c, tc, sset in zip(sent_cov, topic_cover, prem.sentences, strict=True)]
     if (on("slot-swap") and slot_swap(prem, claim, sent_topic)) \
             or (on("heading-swap") and heading_swap(prem, claim, sent_topic)) \
             or (on("colour-swap") and colour_swap(prem, claim, sent_topic)) \
