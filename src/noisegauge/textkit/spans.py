@@ -30,6 +30,22 @@ class Text:
     def norms(self) -> frozenset[str]:
         return frozenset(t.norm for t in self.tokens if not t.stop)
 
+    @cached_property
+    def by_value(self) -> dict[float, tuple[int, ...]]:
+        """Indices into ``quantities`` of each value, in order (a lookup, not a scan)."""
+        out: dict[float, list[int]] = {}
+        for k, q in enumerate(self.quantities):
+            out.setdefault(q.value, []).append(k)
+        return {v: tuple(ks) for v, ks in out.items()}
+
+    @cached_property
+    def by_unit(self) -> dict[str, tuple[int, ...]]:
+        """Indices into ``quantities`` of each unit, in order."""
+        out: dict[str, list[int]] = {}
+        for k, q in enumerate(self.quantities):
+            out.setdefault(q.unit, []).append(k)
+        return {u: tuple(ks) for u, ks in out.items()}
+
 
 @lru_cache(maxsize=8192)
 def spanned(text: str) -> Text:

@@ -11,9 +11,9 @@ from ...textkit.quantity import CURRENCIES, Quantity, free_at
 from ...textkit.sentences import sentence_spans
 from ...textkit.spans import Text, is_content, spanned
 from ...textkit.tokens import answer_part
-from .detail import FREE, UNLIMITED, Detail, distinguishing_detail, korean_name, negated
+from .detail import FREE, UNLIMITED, Detail, denies, distinguishing_detail, korean_name, negated
 from .rules import on
-from .tokens import name_keys, same_quantity, stated
+from .tokens import like, name_keys, same_quantity, stated
 from .windows import heading_of, label_of, markers_of, swaps_entity, windows
 
 __all__ = ["MAX_SPAN", "find_misattributions"]
@@ -46,10 +46,10 @@ def match(d: Detail, chunk: Text, idx: Sequence[int], outside: frozenset[str],
     quantities: list[Quantity] = []
     names: set[str] = set()
     for q in d.quantities:
-        found = [p for p in (stating[q] if stating is not None else chunk.quantities)
+        found = [p for p in (stating[q] if stating is not None else like(chunk, q))
                  if p.pos in inside and same_quantity(q, p)]
         if not found:
-            if q in elsewhere:
+            if elsewhere and q in elsewhere:
                 continue
             return None
         quantities.append(q)
@@ -90,7 +90,7 @@ def match(d: Detail, chunk: Text, idx: Sequence[int], outside: frozenset[str],
     if not hits or (d.names == {FREE} and not d.quantities):
         # no number or name (or only "free"): the words are the detail too
         hits = sorted(set(hits) | {i for i in idx if chunk.tokens[i].norm in present})
-    lacks_qty = any(not any(p.pos in inside and same_quantity(q, p) for p in chunk.quantities)
+    lacks_qty = any(not any(p.pos in inside and same_quantity(q, p) for p in like(chunk, q))
                     for q in d.anchor_quantities)
     # "Lumo Reader Pro" where the claim asks about the "Lumo Reader": another model, though
     # the window names all the asked one's words.
@@ -159,8 +159,8 @@ def _less_own(d: Detail, chunks: Sequence[str], reference: str) -> Detail:
     own = _own(chunks, reference)
     if len(d.quantities) < (1 if d.free else 2) or own is None:
         return d
-    mine = spanned(chunks[own]).quantities
-    kept = tuple(q for q in d.quantities if not any(same_quantity(q, p) for p in mine))
+    mine = spanned(chunks[own])
+    kept = tuple(q for q in d.quantities if not any(same_quantity(q, p) for p in like(mine, q)))
     if not kept and d.free:
         return replace(d, quantities=(), names=d.names | {FREE}, free=False)
     return replace(d, quantities=kept) if kept else d
@@ -168,9 +168,15 @@ def _less_own(d: Detail, chunks: Sequence[str], reference: str) -> Detail:
 
 def _own(chunks: Sequence[str], reference: str) -> int | None:
     """The asked entity's own chunk: the one chunk that states every number of the reference."""
+    return _own_chunk(tuple(chunks), reference)
+
+
+@lru_cache(maxsize=256)
+def _own_chunk(chunks: tuple[str, ...], reference: str) -> int | None:
+    """``_own``, once per sample: the same for each of its claims."""
     ref = spanned(reference).quantities
     own = [j for j, x in enumerate(chunks)
-           if all(any(same_quantity(r, p) for p in spanned(x).quantities) for r in ref)]
+           if all(any(same_quantity(r, p) for p in like(spanned(x), r)) for r in ref)]
     return own[0] if ref and len(own) == 1 else None
 
 
@@ -206,7 +212,7 @@ def _relabels(claim: str, c: Text, label: frozenset[str], question: frozenset[st
 def _states(d: Detail, chunk: Text) -> bool:
     """The chunk states the detail somewhere: its numbers and names, else most of its words."""
     if d.hard:
-        return all(any(same_quantity(q, p) for p in chunk.quantities) for q in d.quantities) \
+        return all(any(same_quantity(q, p) for p in like(chunk, q)) for q in d.quantities) \
             and d.names - {FREE} <= chunk.norms and (FREE not in d.names or bool(_free(chunk)))
     return len(d.words & chunk.norms) >= max(1, 2 * len(d.words) / 3)
 
@@ -238,7 +244,7 @@ def _find(claim: str, d: Detail, chunks: Sequence[str], reference: str, question
     # 1등급" names the compared model).
     whole = d.hard and any(_states(d, t) for t in texts)
     stating: dict[Quantity | str, set[int]] = {} if whole or not on("two-chunks") else {
-        **{q: {k for k, t in enumerate(texts) if any(stated(q, p) for p in t.quantities)}
+        **{q: {k for k, t in enumerate(texts) if any(stated(q, p) for p in like(t, q))}
            for q in d.quantities},
         **{n: {k for k, t in enumerate(texts) if n in t.norms} for n in d.names
            if n != FREE and n not in UNLIMITED and not any(ch.isdigit() for ch in n)}}
@@ -249,7 +255,9 @@ def _find(claim: str, d: Detail, chunks: Sequence[str], reference: str, question
         chunk = texts[j]
         elsewhere = frozenset(x for x, ks in stating.items() if ks - {j})
         heading = _heading(text, asked)
-        here = {q: [p for p in chunk.quantities if same_quantity(q, p)] for q in d.quantities}
+        here = {q: [p for p in like(chunk, q) if same_quantity(q, p)] for q in d.quantities}
+        if any(not ps and q not in elsewhere for q, ps in here.items()):
+            continue  # a number of the detail the chunk never states: no window of it does
         for w in _windows(text, asked):
             # A claim that denies ("방문 설치도 지원되지 않습니다") was not carried from a window
             # that asserts the same words.
@@ -300,7 +308,7 @@ def _windows(text: str, asked: frozenset[str]) -> tuple[_Window, ...]:
             for s, e in sentence_spans(text, a, b) or [(a, b)]))
         out.append(_Window(a, b, idx, markers, label_of(text, chunk, a, b),
                            frozenset(chunk.tokens[i].norm for i in idx if is_content(chunk.tokens[i])),
-                           bool(negated(spanned(text[a:b])))))
+                           denies([chunk.tokens[i] for i in idx])))
     return tuple(out)
 
 
