@@ -10,7 +10,7 @@ from functools import cached_property, lru_cache
 
 from .names import WEEKDAY_SHORT, WEEKDAYS, acronym
 from .quantity import Quantity, quantities
-from .tokens import QUOTED, Token, tokenize
+from .tokens import QUOTED, Token, tokenize_by_sentence
 
 __all__ = ["Text", "is_content", "spanned"]
 
@@ -51,7 +51,7 @@ class Text:
 def spanned(text: str) -> Text:
     """Tokens of ``text`` with their spans; shortened weekdays in a list written out, and a
     capital letter after a name part of it ("Zip S")."""
-    toks = tokenize(text)
+    toks = tokenize_by_sentence(text)
     spans: list[tuple[int, int]] = []
     pos = 0
     for t in toks:  # tokens are verbatim substrings, in order

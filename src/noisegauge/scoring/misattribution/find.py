@@ -156,8 +156,10 @@ def _less_own(d: Detail, chunks: Sequence[str], reference: str) -> Detail:
     model's 8 with its own 20, and only the 8 was carried. One number always stays, unless
     the claim also says "free" ("no monthly fee, and you can open it with just $25", where
     $25 is the asked account's own): then "free" is the detail."""
+    if len(d.quantities) < (1 if d.free else 2):
+        return d
     own = _own(chunks, reference)
-    if len(d.quantities) < (1 if d.free else 2) or own is None:
+    if own is None:
         return d
     mine = spanned(chunks[own])
     kept = tuple(q for q in d.quantities if not any(same_quantity(q, p) for p in like(mine, q)))
@@ -301,11 +303,21 @@ def _windows(text: str, asked: frozenset[str]) -> tuple[_Window, ...]:
     same for every claim of a sample, so they are worked out once."""
     chunk = spanned(text)
     out = []
+    # A sentence stands in several windows (alone, in pairs, cut into clauses): what it is
+    # about is read once.
+    read: dict[tuple[int, int, tuple[int, ...]], frozenset[str]] = {}
+
+    def about(s: int, e: int, idx: list[int]) -> frozenset[str]:
+        inside = tuple(i for i in idx if s <= chunk.spans[i][0] < e)
+        got = read.get((s, e, inside))
+        if got is None:
+            read[(s, e, inside)] = got = markers_of(text, chunk, list(inside), s, e, asked)
+        return got
+
     for a, b in sorted(windows(text), key=lambda w: w[1] - w[0]):
         idx = [i for i, (s, e) in enumerate(chunk.spans) if s >= a and e <= b]
-        markers = frozenset().union(*(
-            markers_of(text, chunk, [i for i in idx if s <= chunk.spans[i][0] < e], s, e, asked)
-            for s, e in sentence_spans(text, a, b) or [(a, b)]))
+        markers = frozenset().union(*(about(s, e, idx)
+                                      for s, e in sentence_spans(text, a, b) or [(a, b)]))
         out.append(_Window(a, b, idx, markers, label_of(text, chunk, a, b),
                            frozenset(chunk.tokens[i].norm for i in idx if is_content(chunk.tokens[i])),
                            denies([chunk.tokens[i] for i in idx])))
