@@ -6,16 +6,17 @@ and the same for a rerun of the same command (which must make 0 judge calls: the
     python bench/batch.py                      # 1k, 10k, 100k with lexical (fake if absent)
     python bench/batch.py --sizes 1000 --judge fake --no-cache
     python bench/batch.py --sizes 2000 --workers 1,2 --no-cache   # the process pool's speedup
-    python bench/batch.py --long-sample        # diagnostics vs judging on one long sample
+    python bench/batch.py --long-sample [N]    # diagnostics vs judging, N samples a size
 
 ``--workers 1,2``: the same command with each number of worker processes (``score
 --workers``), samples/s and the speedup over the first, and whether the results files are
 byte-identical (they must be). Prints the machine's load average beside it: the figure
 means something on a quiet machine only.
 
-``--long-sample``: one sample of 50 chunks of six sentences, a 100-claim response and a
-30-claim reference, scored in this process with the lexical judge; prints the seconds spent
-judging and in the diagnostics (misattribution, word-overlap hints), and their ratio.
+``--long-sample``: generated samples from 3 chunks of six sentences with a 6-claim response
+up to the issue's 50 chunks, 100-claim response and 30-claim reference, and the bundled
+example, scored in this process with the lexical judge; prints the CPU seconds spent judging
+and in the diagnostics (misattribution, word-overlap hints), and their ratio.
 
 ``fake`` here is FakeJudge without its per-call log, so memory figures are the runner's.
 """
@@ -139,8 +140,13 @@ def long_sample(seed: int = 0, chunks: int = 50, sentences: int = 6, claims: int
             "reference": " ".join(ref), "retrieved_contexts": texts}
 
 
+#: (chunks, response claims, reference claims) of the size sweep; the last is the issue's case.
+LONG_SIZES = ((3, 6, 2), (5, 10, 3), (10, 20, 6), (20, 40, 12), (50, 100, 30))
+
+
 def long_sample_profile(repeat: int = 1) -> None:
-    """CPU seconds spent judging and in the diagnostics on ``long_sample`` (this process)."""
+    """CPU seconds spent judging and in the diagnostics (this process): on generated samples
+    from 3 chunks to the issue's 50 chunks x 100 claims, and summed over the bundled example."""
     from noisegauge import Sample, score_sample
     from noisegauge.judges.registry import get_judge
     from noisegauge.scoring import results
@@ -155,29 +161,47 @@ def long_sample_profile(repeat: int = 1) -> None:
         finally:
             timed["hints"] += time.process_time() - t0
 
+    def run(records: list[dict[str, Any]]) -> tuple[float, float, int, int]:
+        timed["hints"] = 0.0
+        t0 = time.process_time()
+        n_claims = n_mis = 0
+        for i, rec in enumerate(records):
+            ev = score_sample(Sample.from_record(rec, i), judge).evidence
+            n_claims += len(ev.response_claims) if ev else 0
+            n_mis += sum(1 for c in ev.response_claims if c.misattributed_from) if ev else 0
+        total = time.process_time() - t0
+        return total - timed["hints"], timed["hints"], n_claims, n_mis
+
+    judge = get_judge("lexical")
     results._with_hints = hints  # type: ignore[assignment]
     try:
-        for seed in range(repeat):
-            rec = long_sample(seed)
-            timed["hints"] = 0.0
-            t0 = time.process_time()
-            res = score_sample(Sample.from_record(rec, 0), get_judge("lexical"))
-            total = time.process_time() - t0
-            ev = res.evidence
-            n_claims = len(ev.response_claims) if ev else 0
-            n_mis = sum(1 for c in ev.response_claims if c.misattributed_from) if ev else 0
-            judging = total - timed["hints"]
-            print(f"long sample {seed}: 50 chunks x 6 sentences, {n_claims} response claims "
-                  f"({n_mis} misattributed): {total:.2f}s total, judging {judging:.2f}s, "
-                  f"diagnostics {timed['hints']:.2f}s ({timed['hints'] / judging:.2f}x judging)",
-                  flush=True)
+        print(f"{'sample':<34}{'claims':>7}{'misattr':>8}{'judging s':>11}{'diagnostics s':>15}"
+              f"{'ratio':>7}")
+        worst = 0.0
+        run([long_sample(10_000, chunks=3, claims=6, reference_claims=2)])  # imports, first calls
+        for chunks, claims, ref in LONG_SIZES:
+            # ``repeat`` samples of each size (new texts each: nothing cached from the last)
+            recs = [long_sample(seed, chunks=chunks, claims=claims, reference_claims=ref)
+                    for seed in range(repeat)]
+            judging, diag, n_claims, n_mis = run(recs)
+            worst = max(worst, diag / judging)
+            print(f"{f'{chunks} chunks x 6 sentences (x{repeat})':<34}{n_claims:>7}"
+                  f"{n_mis:>8}{judging:>11.2f}{diag:>15.2f}{diag / judging:>6.2f}x", flush=True)
+        example = Path(__file__).resolve().parents[1] / "examples" / "support_bot.jsonl"
+        records = [json.loads(line) for line in example.read_text(encoding="utf-8").splitlines()
+                   if line.strip()]
+        judging, diag, n_claims, n_mis = run(records)
+        worst = max(worst, diag / judging)
+        print(f"{f'examples/support_bot.jsonl ({len(records)})':<34}{n_claims:>7}{n_mis:>8}"
+              f"{judging:>11.2f}{diag:>15.2f}{diag / judging:>6.2f}x")
+        print(f"worst ratio: {worst:.2f}x the judging (target: 0.20x or less)")
     finally:
         results._with_hints = real  # type: ignore[assignment]
 
 
 def main() -> None:
     if sys.argv[1:2] == ["--long-sample"]:
-        long_sample_profile()
+        long_sample_profile(int(sys.argv[2]) if len(sys.argv) > 2 else 3)
         return
     if sys.argv[1:2] == ["--cli"]:  # child: the real CLI, plus the bench's quiet fake judge
         sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -25,6 +25,7 @@ from ..engine.evidence import (
 from ..engine.matrix import ClaimVerdicts
 from ..engine.metrics import NO_RESPONSE_CLAIMS, Compat, MetricValue
 from ..engine.relevancy import RelevancyEvidence
+from ..infra.nogc import nogc
 from ..judges.base import Usage
 from ..verdicts import Verdict
 from .failures import ErrorKind
@@ -230,6 +231,7 @@ def misattribution_metric(evidence: Evidence) -> MetricValue:
     return MetricValue(sum(1 for c in claims if c.misattributed_from) / len(claims))
 
 
+@nogc
 def _with_hints(evidence: Evidence, chunks: Sequence[str], reference: str,
                 question: str) -> Evidence:
     """On each wrong claim that no chunk entails: a ``closest_chunk`` hint, and the chunks it

@@ -10,7 +10,7 @@ from functools import cached_property, lru_cache
 
 from .names import WEEKDAY_SHORT, WEEKDAYS, acronym
 from .quantity import Quantity, quantities
-from .tokens import QUOTED, Token, tokenize
+from .tokens import QUOTED, Token, tokenize_by_sentence
 
 __all__ = ["Text", "is_content", "spanned"]
 
@@ -30,12 +30,28 @@ class Text:
     def norms(self) -> frozenset[str]:
         return frozenset(t.norm for t in self.tokens if not t.stop)
 
+    @cached_property
+    def by_value(self) -> dict[float, tuple[int, ...]]:
+        """Indices into ``quantities`` of each value, in order (a lookup, not a scan)."""
+        out: dict[float, list[int]] = {}
+        for k, q in enumerate(self.quantities):
+            out.setdefault(q.value, []).append(k)
+        return {v: tuple(ks) for v, ks in out.items()}
+
+    @cached_property
+    def by_unit(self) -> dict[str, tuple[int, ...]]:
+        """Indices into ``quantities`` of each unit, in order."""
+        out: dict[str, list[int]] = {}
+        for k, q in enumerate(self.quantities):
+            out.setdefault(q.unit, []).append(k)
+        return {u: tuple(ks) for u, ks in out.items()}
+
 
 @lru_cache(maxsize=8192)
 def spanned(text: str) -> Text:
     """Tokens of ``text`` with their spans; shortened weekdays in a list written out, and a
     capital letter after a name part of it ("Zip S")."""
-    toks = tokenize(text)
+    toks = tokenize_by_sentence(text)
     spans: list[tuple[int, int]] = []
     pos = 0
     for t in toks:  # tokens are verbatim substrings, in order

@@ -29,6 +29,7 @@ __all__ = [
     "is_hangul",
     "stem",
     "tokenize",
+    "tokenize_by_sentence",
 ]
 
 _STEMMER = snowballstemmer.stemmer("english")
@@ -201,44 +202,81 @@ def _parse_number(text: str) -> float | None:
         return None
 
 
+#: Tokens already built, by kind and text, each with and without punctuation before it: a
+#: token is a function of the two, and most words recur, so building one is a dict lookup.
+_BUILT: dict[str, dict[str, tuple[Token, Token]]] = {}
+_BUILT_MAX = 200_000
+
+
+def _build(kind: str, t: str) -> tuple[Token, Token]:
+    if kind == "word":
+        low = t.lower()
+        tok = Token(t, stem(t), "word", t[:1].isupper(), low in STOPWORDS or len(low) == 1)
+    elif kind == "num":
+        v = None if t.count(".") > 1 else _parse_number(t)  # 1.2.3: version-like, kept as text
+        tok = Token(t, _num_norm(v) if v is not None else t, "num", False, False)
+    elif kind == "ko":
+        norm = _ko_stem(t)
+        # A particle or ending on its own ("입니다" after "LMP-100-BK") is a function word.
+        tok = Token(t, norm, "word", False, norm in KO_STOP or t in _KO_SUFFIX_SET, True)
+    elif kind == "code":
+        tok = Token(t, t.upper(), "code", True, False)
+    elif kind == "ver":
+        tok = Token(t, "v" + t[1:].lower(), "num", False, False)
+    elif kind == "ord":  # 9th, 21st: a word (quantities() reads it as an ordinal)
+        tok = Token(t, t.lower(), "word", False, False)
+    elif kind == "clock":  # 18:00, a time of day (quantities() reads it)
+        tok = Token(t, t, "num", False, False)
+    else:
+        tok = Token(t, t, "sym", False, True)
+    built = (tok, tok._replace(punct=True))
+    cache = _BUILT.setdefault(kind, {})
+    if len(cache) >= _BUILT_MAX:
+        cache.clear()
+    cache[t] = built
+    return built
+
+
 @lru_cache(maxsize=50_000)
 def tokenize(text: str) -> tuple[Token, ...]:
     """All tokens of ``text`` in order (words, numbers, versions and unit symbols)."""
     out: list[Token] = []
     append = out.append
-    text = _PHRASAL.sub("return", text)
+    if "back" in text.lower():  # (the only word every phrasal verb has: most texts skip it)
+        text = _PHRASAL.sub("return", text)
     prev = 0
+    built = _BUILT
     for m in _TOKEN.finditer(text):
         t = m.group()
-        start = m.start()
+        start, end = m.span()
+        kind = m.lastgroup or "sym"
+        pair = built.get(kind, {}).get(t) or _build(kind, t)
         # punctuation between this token and the one before ("Kent, England")
-        punct = start > prev and bool(out) and not text[prev:start].isspace()
-        prev = m.end()
-        kind = m.lastgroup
-        if kind == "word":
-            low = t.lower()
-            append(Token(t, stem(t), "word", t[:1].isupper(), low in STOPWORDS or len(low) == 1,
-                         False, punct))
-        elif kind == "num":
-            if t.count(".") > 1:  # 1.2.3: a version-like string, compared as text
-                append(Token(t, t, "num", False, False, False, punct))
-            else:
-                v = _parse_number(t)
-                append(Token(t, _num_norm(v) if v is not None else t, "num", False, False, False,
-                             punct))
-        elif kind == "ko":
-            norm = _ko_stem(t)
-            # A particle or ending on its own ("입니다" after "LMP-100-BK") is a function word.
-            append(Token(t, norm, "word", False, norm in KO_STOP or t in _KO_SUFFIX_SET, True,
-                         punct))
-        elif kind == "code":
-            append(Token(t, t.upper(), "code", True, False, False, punct))
-        elif kind == "ver":
-            append(Token(t, "v" + t[1:].lower(), "num", False, False, False, punct))
-        elif kind == "ord":  # 9th, 21st: a word (quantities() reads it as an ordinal)
-            append(Token(t, t.lower(), "word", False, False, False, punct))
-        elif kind == "clock":  # 18:00, a time of day (quantities() reads it)
-            append(Token(t, t, "num", False, False, False, punct))
-        else:
-            append(Token(t, t, "sym", False, True, False, punct))
+        append(pair[1] if start > prev and out and not text[prev:start].isspace() else pair[0])
+        prev = end
+    return tuple(out)
+
+
+def tokenize_by_sentence(text: str) -> tuple[Token, ...]:
+    """``tokenize(text)``, read sentence by sentence: the same tokens (a token never crosses a
+    sentence boundary; the first of each sentence gets back the punctuation flag the sentence
+    before gives it), but each sentence's come from the cache the lexical judge fills."""
+    spans = sentence_spans(text)
+    if len(spans) < 2 or "back" in text.lower():  # (a phrasal verb shifts the offsets)
+        return tokenize(text)
+    out: list[Token] = []
+    prev = 0  # end of the last token so far
+    for a, b in spans:
+        toks = tokenize(text[a:b])
+        if toks and out:
+            first = toks[0]
+            start = text.find(first.text, a)
+            punct = start > prev and not text[prev:start].isspace()
+            if punct != first.punct:
+                toks = (first._replace(punct=punct), *toks[1:])
+        if toks:
+            last = toks[-1]
+            k = text.rfind(last.text, a, b)
+            prev = k + len(last.text) if k >= 0 else b
+        out.extend(toks)
     return tuple(out)

@@ -101,6 +101,8 @@ class Analysis:
     polarity: int = 0
     #: content stem -> the sentences holding it, as bits (sentence ``s`` is ``1 << s``)
     masks: dict[str, int] = field(default_factory=dict)
+    #: What is worked out of this text only when it is a claim, once (``_weighted``).
+    memo: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
 
 
 def _weight(tok: Token, entity: bool) -> float:
@@ -126,52 +128,73 @@ def analyse(text: str) -> Analysis:
     initial: set[str] = set()  # capitalised only because they start a sentence (or a name)
     heads: list[frozenset[str]] = []
     after_heading: set[int] = set()
+    content: list[int] = []
+    prefixes: set[str] = set()
+    codes: set[str] = set()
+    positions: dict[str, list[int]] = {}  # stem -> its ranks among the content tokens
+    where: dict[str, list[int]] = {}      # stem -> its token indices
+    masks: dict[str, int] = {}            # stem -> the sentences holding it, as bits
+    maybe_neg: list[int] = []
+    # One pass over the tokens builds every per-token table (in token order, so each
+    # dict's keys stand in first-occurrence order).
     for si, (a, b) in enumerate(sentence_spans(text) or [(0, len(text))]):
-        toks = tokenize(text[a:b])
-        heading, n = heading_words(text[a:b], toks)
+        sentence = text[a:b]
+        toks = tokenize(sentence)
+        heading, n = heading_words(sentence, toks)
         heads.append(heading)
+        base = len(tokens)
         if n:
-            after_heading.add(len(tokens) + n)
+            after_heading.add(base + n)
+        bit = 1 << si
+        stems: set[str] = set()
+        words: set[str] = set()
         for k, t in enumerate(toks):
-            if t.kind == "word" and t.capital and not t.stop:
-                (entities if k > 0 else initial).add(t.norm)
+            low = t.text.lower()
+            words.add(low)
+            if t.hangul or low in NEGATIONS or t.norm in NEGATIONS:
+                maybe_neg.append(base + k)
+            if t.stop:
+                continue
+            norm = t.norm
+            stems.add(norm)
+            i = base + k
+            at = where.get(norm)
+            if at is None:
+                positions[norm] = [len(content)]
+                where[norm] = [i]
+                masks[norm] = bit
+            else:
+                positions[norm].append(len(content))
+                at.append(i)
+                masks[norm] |= bit
+            content.append(i)
+            kind = t.kind
+            if kind == "word" and t.capital:
+                (entities if k > 0 else initial).add(norm)
+            elif kind == "code":
+                codes.add(norm)
+            if t.hangul:
+                prefixes.update(low[:j] for j in range(2, len(low) + 1))
+            elif len(norm) >= 5:
+                prefixes.add(norm[:5])
         tokens.extend(toks)
         sent_of.extend([si] * len(toks))
-        sentence_sets.append(frozenset(t.norm for t in toks if not t.stop))
-        sentence_words.append(frozenset(t.text.lower() for t in toks))
+        sentence_sets.append(frozenset(stems))
+        sentence_words.append(frozenset(words))
     tt = tuple(tokens)
-    content = tuple(i for i, t in enumerate(tt) if not t.stop)
-    prefixes: set[str] = set()
-    positions: dict[str, list[int]] = {}
-    for rank, i in enumerate(content):
-        t = tt[i]
-        positions.setdefault(t.norm, []).append(rank)
-        if t.hangul:
-            low = t.text.lower()
-            prefixes.update(low[:k] for k in range(2, len(low) + 1))
-        elif len(t.norm) >= 5:
-            prefixes.add(t.norm[:5])
     negated: list[set[str]] = [set() for _ in sentence_sets]
-    negations = [i for i, t in enumerate(tt)
-                 if (t.hangul or t.norm in NEGATIONS or t.text.lower() in NEGATIONS)
-                 and _is_negation(tt, i)]
-    for i in negations:
-        head = _negated_head(tt, i, sent_of)
-        if head is not None:
-            negated[sent_of[i]].add(head)
-    where = {k: tuple(content[r] for r in v) for k, v in positions.items()}
-    masks: dict[str, int] = {}
-    for stem_, at in where.items():
-        m = 0
-        for i in at:
-            m |= 1 << sent_of[i]
-        masks[stem_] = m
-    return Analysis(tt, content, tuple(sentence_sets), tuple(sent_of),
-                    frozenset(tt[i].norm for i in content), frozenset(prefixes),
+    for i in maybe_neg:
+        if _is_negation(tt, i):
+            head = _negated_head(tt, i, sent_of)
+            if head is not None:
+                negated[sent_of[i]].add(head)
+    return Analysis(tt, tuple(content), tuple(sentence_sets), tuple(sent_of),
+                    frozenset(positions), frozenset(prefixes),
                     tuple(quantities(tt)), tuple(frozenset(n) for n in negated),
                     {k: tuple(v) for k, v in positions.items()}, frozenset(entities),
-                    frozenset(initial), frozenset(t.norm for t in tt if t.kind == "code"),
-                    tuple(sentence_words), tuple(heads), where,
+                    frozenset(initial), frozenset(codes),
+                    tuple(sentence_words), tuple(heads),
+                    {k: tuple(v) for k, v in where.items()},
                     frozenset(after_heading), answer_polarity(text), masks)
 
 
@@ -253,13 +276,13 @@ def align(prem: Analysis, claim: Analysis) -> Alignment:
     """``pair_features`` with the window and missing words kept."""
     toks = claim.tokens
     items: list[Item] = []
-    content = claim.content
-    for k in content:
-        t = toks[k]
-        ent = t.norm in claim.entities or t.kind in ("num", "code") or t.text.lower() in MONTHS
+    weighted = _weighted(claim)
+    content = [k for k, *_ in weighted]
+    pnorms = prem.norms
+    for _k, t, w, ent in weighted:
         norm = t.norm
-        exact = norm in prem.norms
-        items.append((norm, _weight(t, ent), ent, exact,
+        exact = norm in pnorms
+        items.append((norm, w, ent, exact,
                       exact or _covered_fuzzy(norm, t.text, t.hangul, prem)))
     total = sum(it[1] for it in items) or 1.0
     cov = sum(w for _, w, _, e, _ in items if e) / total
@@ -278,8 +301,15 @@ def align(prem: Analysis, claim: Analysis) -> Alignment:
             cover[s] += w
     sent_cov = [c / total for c in cover]
     best, win = 0.0, range(1)
-    for i in range(len(sets)):
-        for j in range(i, min(i + _MAX_WINDOW, len(sets))):
+    n_sets = len(sets)
+    for i in range(n_sets):
+        bound = 0.0
+        for j in range(i, min(i + _MAX_WINDOW, n_sets)):
+            # A window holds at most its sentences' items: where even their sum cannot beat
+            # the best so far, the exact sum is not worked out (the margin dwarfs rounding).
+            bound += cover[j]
+            if bound / total < best + 1e-9 - 1e-12:
+                continue
             span = ((1 << (j + 1)) - 1) ^ ((1 << i) - 1)
             if not span & anywhere:
                 continue  # covers nothing: never better than the best so far
@@ -324,6 +354,20 @@ def align(prem: Analysis, claim: Analysis) -> Alignment:
     return Alignment(feats, cues, win, gone)
 
 
+def _weighted(claim: Analysis) -> list[tuple[int, Token, float, bool]]:
+    """The claim's content tokens (index, token, weight, is name/number): the same against
+    every premise, so worked out once per claim."""
+    got = claim.memo.get("weighted")
+    if got is None:
+        out = []
+        for k in claim.content:
+            t = claim.tokens[k]
+            ent = t.norm in claim.entities or t.kind in ("num", "code") or t.text.lower() in MONTHS
+            out.append((k, t, _weight(t, ent), ent))
+        claim.memo["weighted"] = got = out
+    return got  # type: ignore[return-value]
+
+
 def _bits(m: int) -> list[int]:
     """The positions of the set bits of ``m``, lowest first."""
     out = []
@@ -343,9 +387,17 @@ def _longest_run(prem: Analysis, norms: list[str]) -> int:
     """Longest run of consecutive claim content words that stands verbatim in the premise."""
     best = 0
     runs: dict[int, int] = {}
+    positions = prem.positions
     for n in norms:
-        runs = {p: runs.get(p - 1, 0) + 1 for p in prem.positions.get(n, ())}
-        best = max(best, max(runs.values(), default=0))
+        at = positions.get(n)
+        if not at:
+            runs = {}
+            continue
+        get = runs.get
+        runs = {p: get(p - 1, 0) + 1 for p in at}
+        longest = max(runs.values())
+        if longest > best:
+            best = longest
     return best
 
 
@@ -401,9 +453,14 @@ def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
     # sentence with another number is the number rule's case ("Free 워크스페이스 ... 30일"
     # beside a "90일" line that says the claim).
     details = {t.norm for t in claim.tokens if t.kind in ("num", "code")}
-    sent_topic = [(c >= 0.6 or sum(w for n, w in topic_items if n in sset) / (topic_total or 1.0)
-                   >= 0.6) and details <= sset
-                  for c, sset in zip(sent_cov, prem.sentences, strict=True)]
+    # (each sentence's topic words summed item by item, through the premise's sentence bits)
+    topic_cover: list[float] = [0] * len(sent_cov)
+    for n, w in topic_items:
+        for s in _bits(prem.masks.get(n, 0)):
+            topic_cover[s] += w
+    denom = topic_total or 1.0
+    sent_topic = [details <= sset and (c >= 0.6 or tc / denom >= 0.6)
+                  for c, tc, sset in zip(sent_cov, topic_cover, prem.sentences, strict=True)]
     if (on("slot-swap") and slot_swap(prem, claim, sent_topic)) \
             or (on("heading-swap") and heading_swap(prem, claim, sent_topic)) \
             or (on("colour-swap") and colour_swap(prem, claim, sent_topic)):

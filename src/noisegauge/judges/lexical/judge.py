@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ...infra.nogc import nogc
 from ...textkit.tokens import answer_part
 from ...verdicts import Verdict
 from ..base import Usage, record_usage
@@ -97,10 +98,12 @@ class LexicalJudge:
             return Verdict.NEUTRAL
         return Verdict.ENTAILED
 
+    @nogc
     def verdicts(self, premise: str, claims: Sequence[str]) -> list[Verdict]:
         """Synchronous ``check``."""
         return [self.explain(premise, c).verdict for c in claims]
 
+    @nogc
     def scored(self, premise: str, claims: Sequence[str]) -> list[tuple[Verdict, float]]:
         """Each verdict with its score: the probability, or 0 / 1 where a hard cue or a
         verbatim match decided (those are not in doubt)."""
@@ -121,11 +124,20 @@ class LexicalJudge:
 
     async def check_many(self, premises: Sequence[str], claims: Sequence[str]) -> list[list[Verdict]]:
         record_usage(Usage(calls=1))
-        return [self.verdicts(p, claims) for p in premises]
+        return self._verdict_matrix(premises, claims)
 
     async def check_many_scored(self, premises: Sequence[str],
                                 claims: Sequence[str]) -> list[list[tuple[Verdict, float]]]:
         record_usage(Usage(calls=1))
+        return self._scored_matrix(premises, claims)
+
+    @nogc
+    def _verdict_matrix(self, premises: Sequence[str], claims: Sequence[str]) -> list[list[Verdict]]:
+        return [self.verdicts(p, claims) for p in premises]
+
+    @nogc
+    def _scored_matrix(self, premises: Sequence[str],
+                       claims: Sequence[str]) -> list[list[tuple[Verdict, float]]]:
         return [self.scored(p, claims) for p in premises]
 
 

@@ -90,17 +90,30 @@ def _same_kind(a: Token, b: Token, a_name: bool, step: int) -> bool:
     return a.hangul and b.hangul and step == 1 and len(a.norm) >= 2 and len(b.norm) >= 2
 
 
+def _slot_words(claim: Analysis) -> list[tuple[int, Token, bool]]:
+    """The claim's words that may be swapped (index, token, is a name): names, codes, Hangul
+    nouns and closed-class words; the same against every premise, so found once per claim."""
+    got = claim.memo.get("slot_words")
+    if got is None:
+        names = _names(claim)
+        words: list[tuple[int, Token, bool]] = []
+        for k, t in enumerate(claim.tokens):
+            if t.stop or t.kind not in ("word", "code"):
+                continue
+            name = t.kind == "code" or t.norm in names
+            if name or t.hangul or closed_class(t):
+                words.append((k, t, name))
+        claim.memo["slot_words"] = got = words
+    return got  # type: ignore[return-value]
+
+
 def slot_swap(prem: Analysis, claim: Analysis, on_topic: Sequence[bool]) -> bool:
     """Same-slot swap (see the module docstring). ``on_topic[s]``: premise sentence ``s``
     holds most of the claim's topic words."""
-    names = _names(claim)
     ptoks = prem.tokens
     toks = claim.tokens
-    for k, t in enumerate(toks):
-        if t.stop or t.kind not in ("word", "code") or t.norm in prem.norms:
-            continue
-        name = t.kind == "code" or t.norm in names
-        if not (name or t.hangul or closed_class(t)):
+    for k, t, name in _slot_words(claim):
+        if t.norm in prem.norms:
             continue
         for step in (1, -1):
             j = k + step
@@ -136,7 +149,11 @@ def colour_swap(prem: Analysis, claim: Analysis, on_topic: Sequence[bool]) -> bo
     """The claim names a colour the premise never states, and a sentence that otherwise says
     the claim names another ("the blue Trail Runner 2" / "Trail Runner 2, red, size 42").
     Colours only: weekdays and months come in ranges ("Monday to Friday")."""
-    mine = {t.norm for t in claim.tokens if closed_class(t) == "colour"} - prem.norms
+    colours = claim.memo.get("colours")
+    if colours is None:
+        claim.memo["colours"] = colours = frozenset(
+            t.norm for t in claim.tokens if closed_class(t) == "colour")
+    mine = colours - prem.norms  # type: ignore[operator]
     return bool(mine) and any(
         on_topic[prem.sent_of[i]] and closed_class(t) == "colour" and t.norm not in claim.norms
         for i, t in enumerate(prem.tokens))

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...textkit.names import KO_SURNAMES, closed_class, ko_title
 from ...textkit.quantity import FREE_WORDS, Quantity, free_at, no_limit
 from ...textkit.spans import Text, is_content, spanned
-from ...textkit.tokens import MONTHS, NEGATIONS, answer_polarity
+from ...textkit.tokens import MONTHS, NEGATIONS, Token, answer_polarity
 from .rules import on
 from .tokens import stated
 
@@ -190,7 +191,11 @@ def _answered_no(r: Text, q: Text, c: Text, answers: tuple[int, int]) -> frozens
 def negated(t: Text) -> bool:
     """The text denies something ("not", "없어", "미지원", "불가"), a leading "No," and a
     limit denied ("no limit", "제한 없이": the unlimited value) aside."""
-    toks = t.tokens
+    return denies(t.tokens)
+
+
+def denies(toks: Sequence[Token]) -> bool:
+    """``negated`` over tokens already read (a window's, out of its chunk's)."""
     for i, tok in enumerate(toks):
         if i == 0 and tok.text.lower() in _ANSWERS:
             continue

@@ -11,9 +11,9 @@ from ...textkit.quantity import CURRENCIES, Quantity, free_at
 from ...textkit.sentences import sentence_spans
 from ...textkit.spans import Text, is_content, spanned
 from ...textkit.tokens import answer_part
-from .detail import FREE, UNLIMITED, Detail, distinguishing_detail, korean_name, negated
+from .detail import FREE, UNLIMITED, Detail, denies, distinguishing_detail, korean_name, negated
 from .rules import on
-from .tokens import name_keys, same_quantity, stated
+from .tokens import like, name_keys, same_quantity, stated
 from .windows import heading_of, markers_of, swaps_entity, windows
 
 __all__ = ["MAX_SPAN", "find_misattributions"]
@@ -44,10 +44,10 @@ def match(d: Detail, chunk: Text, idx: Sequence[int], outside: frozenset[str],
     quantities: list[Quantity] = []
     names: set[str] = set()
     for q in d.quantities:
-        found = [p for p in (stating[q] if stating is not None else chunk.quantities)
+        found = [p for p in (stating[q] if stating is not None else like(chunk, q))
                  if p.pos in inside and same_quantity(q, p)]
         if not found:
-            if q in elsewhere:
+            if elsewhere and q in elsewhere:
                 continue
             return None
         quantities.append(q)
@@ -88,7 +88,7 @@ def match(d: Detail, chunk: Text, idx: Sequence[int], outside: frozenset[str],
     if not hits or (d.names == {FREE} and not d.quantities):
         # no number or name (or only "free"): the words are the detail too
         hits = sorted(set(hits) | {i for i in idx if chunk.tokens[i].norm in present})
-    lacks_qty = any(not any(p.pos in inside and same_quantity(q, p) for p in chunk.quantities)
+    lacks_qty = any(not any(p.pos in inside and same_quantity(q, p) for p in like(chunk, q))
                     for q in d.anchor_quantities)
     # "Lumo Reader Pro" where the claim asks about the "Lumo Reader": another model, though
     # the window names all the asked one's words.
@@ -144,11 +144,13 @@ def _less_own(d: Detail, chunks: Sequence[str], reference: str) -> Detail:
     model's 8 with its own 20, and only the 8 was carried. One number always stays, unless
     the claim also says "free" ("no monthly fee, and you can open it with just $25", where
     $25 is the asked account's own): then "free" is the detail."""
-    own = _own(chunks, reference)
-    if len(d.quantities) < (1 if d.free else 2) or own is None:
+    if len(d.quantities) < (1 if d.free else 2):
         return d
-    mine = spanned(chunks[own]).quantities
-    kept = tuple(q for q in d.quantities if not any(same_quantity(q, p) for p in mine))
+    own = _own(chunks, reference)
+    if own is None:
+        return d
+    mine = spanned(chunks[own])
+    kept = tuple(q for q in d.quantities if not any(same_quantity(q, p) for p in like(mine, q)))
     if not kept and d.free:
         return replace(d, quantities=(), names=d.names | {FREE}, free=False)
     return replace(d, quantities=kept) if kept else d
@@ -156,9 +158,15 @@ def _less_own(d: Detail, chunks: Sequence[str], reference: str) -> Detail:
 
 def _own(chunks: Sequence[str], reference: str) -> int | None:
     """The asked entity's own chunk: the one chunk that states every number of the reference."""
+    return _own_chunk(tuple(chunks), reference)
+
+
+@lru_cache(maxsize=256)
+def _own_chunk(chunks: tuple[str, ...], reference: str) -> int | None:
+    """``_own``, once per sample: the same for each of its claims."""
     ref = spanned(reference).quantities
     own = [j for j, x in enumerate(chunks)
-           if all(any(same_quantity(r, p) for p in spanned(x).quantities) for r in ref)]
+           if all(any(same_quantity(r, p) for p in like(spanned(x), r)) for r in ref)]
     return own[0] if ref and len(own) == 1 else None
 
 
@@ -172,7 +180,7 @@ def _free(t: Text) -> list[int]:
 def _states(d: Detail, chunk: Text) -> bool:
     """The chunk states the detail somewhere: its numbers and names, else most of its words."""
     if d.hard:
-        return all(any(same_quantity(q, p) for p in chunk.quantities) for q in d.quantities) \
+        return all(any(same_quantity(q, p) for p in like(chunk, q)) for q in d.quantities) \
             and d.names - {FREE} <= chunk.norms and (FREE not in d.names or bool(_free(chunk)))
     return len(d.words & chunk.norms) >= max(1, 2 * len(d.words) / 3)
 
@@ -203,7 +211,7 @@ def _find(claim: str, d: Detail, chunks: Sequence[str], reference: str, question
     # 1등급" names the compared model).
     whole = d.hard and any(_states(d, t) for t in texts)
     stating: dict[Quantity | str, set[int]] = {} if whole or not on("two-chunks") else {
-        **{q: {k for k, t in enumerate(texts) if any(stated(q, p) for p in t.quantities)}
+        **{q: {k for k, t in enumerate(texts) if any(stated(q, p) for p in like(t, q))}
            for q in d.quantities},
         **{n: {k for k, t in enumerate(texts) if n in t.norms} for n in d.names
            if n != FREE and n not in UNLIMITED and not any(ch.isdigit() for ch in n)}}
@@ -214,7 +222,9 @@ def _find(claim: str, d: Detail, chunks: Sequence[str], reference: str, question
         chunk = texts[j]
         elsewhere = frozenset(x for x, ks in stating.items() if ks - {j})
         heading = _heading(text, asked)
-        here = {q: [p for p in chunk.quantities if same_quantity(q, p)] for q in d.quantities}
+        here = {q: [p for p in like(chunk, q) if same_quantity(q, p)] for q in d.quantities}
+        if any(not ps and q not in elsewhere for q, ps in here.items()):
+            continue  # a number of the detail the chunk never states: no window of it does
         for w in _windows(text, asked):
             # A claim that denies ("방문 설치도 지원되지 않습니다") was not carried from a window
             # that asserts the same words.
@@ -256,14 +266,24 @@ def _windows(text: str, asked: frozenset[str]) -> tuple[_Window, ...]:
     same for every claim of a sample, so they are worked out once."""
     chunk = spanned(text)
     out = []
+    # A sentence stands in several windows (alone, in pairs, cut into clauses): what it is
+    # about is read once.
+    read: dict[tuple[int, int, tuple[int, ...]], frozenset[str]] = {}
+
+    def about(s: int, e: int, idx: list[int]) -> frozenset[str]:
+        inside = tuple(i for i in idx if s <= chunk.spans[i][0] < e)
+        got = read.get((s, e, inside))
+        if got is None:
+            read[(s, e, inside)] = got = markers_of(text, chunk, list(inside), s, e, asked)
+        return got
+
     for a, b in sorted(windows(text), key=lambda w: w[1] - w[0]):
         idx = [i for i, (s, e) in enumerate(chunk.spans) if s >= a and e <= b]
-        markers = frozenset().union(*(
-            markers_of(text, chunk, [i for i in idx if s <= chunk.spans[i][0] < e], s, e, asked)
-            for s, e in sentence_spans(text, a, b) or [(a, b)]))
+        markers = frozenset().union(*(about(s, e, idx)
+                                      for s, e in sentence_spans(text, a, b) or [(a, b)]))
         out.append(_Window(a, b, idx, markers,
                            frozenset(chunk.tokens[i].norm for i in idx if is_content(chunk.tokens[i])),
-                           bool(negated(spanned(text[a:b])))))
+                           denies([chunk.tokens[i] for i in idx])))
     return tuple(out)
 
 

@@ -10,7 +10,7 @@ from ...textkit.quantity import Quantity
 from ...textkit.quantity import same_quantity as _same
 from ...textkit.spans import Text, is_content
 
-__all__ = ["name_keys", "same_quantity", "stated"]
+__all__ = ["like", "name_keys", "same_quantity", "stated"]
 
 #: Misattribution compares amounts exactly (``same_quantity(..., exact=True)``).
 same_quantity = partial(_same, exact=True)
@@ -24,6 +24,25 @@ def stated(x: Quantity, y: Quantity) -> bool:
     soft_x = not x.unit or x.unit == "version"
     soft_y = not y.unit or y.unit == "version"
     return same_quantity(x, y) or (soft_x and soft_y and x.value == y.value)
+
+
+#: Spans of time, which state a span in another unit ("three months" / "90 days", "two
+#: days" / "48 hours"): the only quantities ``same_quantity`` matches at another value.
+_SPANS_OF_TIME = ("month", "second", "minute", "hour", "day", "week")
+
+
+def like(t: Text, q: Quantity) -> list[Quantity]:
+    """The quantities of ``t`` that may state ``q`` (the same value, or a span of time beside
+    a span of time), in the text's order: ``same_quantity`` and ``stated`` are true of no
+    other, so a search need test only these."""
+    ks = t.by_value.get(q.value, ())
+    if q.unit in _SPANS_OF_TIME:
+        units = t.by_unit
+        timed = [k for u in _SPANS_OF_TIME for k in units.get(u, ())]
+        if timed:
+            ks = tuple(sorted({*ks, *timed}))
+    qs = t.quantities
+    return [qs[k] for k in ks]
 
 
 def name_keys(t: Text, idx: Sequence[int]) -> dict[int, str]:
