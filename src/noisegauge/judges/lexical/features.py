@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
-from ...textkit.quantity import Quantity, quantities, same_quantity
+from ...textkit.quantity import quantities, same_quantity
 from ...textkit.sentences import sentence_spans
 from ...textkit.tokens import MONTHS, NEGATIONS, QUOTED, Token, answer_polarity, tokenize
 from .amounts import NO_AMOUNT, qty_match, said_otherwise, says
+from .analysis import Analysis
 from .rules import on
 from .slots import (
     colour_swap,
@@ -83,39 +84,6 @@ _HARD_OPERATORS = frozenset(["both", "only", "all", "every", "neither", "either"
                              "always"])
 #: The speaker talking about themself ("I love it"): no document attributes that to them.
 _SELF = frozenset(["i", "me", "my", "mine", "myself"])
-
-
-@dataclass(frozen=True)
-class Analysis:
-    """One text, ready for comparison (premises and claims share this shape)."""
-
-    tokens: tuple[Token, ...]
-    content: tuple[int, ...]            # indices of content tokens
-    sentences: tuple[frozenset[str], ...]  # per sentence: content stems
-    sent_of: tuple[int, ...]            # sentence index of each token
-    norms: frozenset[str]
-    prefixes: frozenset[str]            # Hangul word prefixes and 5-letter Latin prefixes
-    quantities: tuple[Quantity, ...]
-    negated: tuple[frozenset[str], ...]  # per sentence: stems right after a negation (its head)
-    positions: dict[str, tuple[int, ...]]  # stem -> its ranks among the content tokens
-    entities: frozenset[str]            # stems written with a capital not at sentence start
-    initial: frozenset[str]             # capitalised sentence-initial stems
-    codes: frozenset[str]               # product codes and identifiers (NG-TEAM-M)
-    words: tuple[frozenset[str], ...]   # per sentence: lower-cased token texts (stop words too)
-    #: "Life Insurance Corporation of India (LIC)": (acronym stem, stems of the long name)
-    aliases: tuple[tuple[str, frozenset[str]], ...] = ()
-    #: per sentence: the content stems of the heading it opens with ("Elite membership:")
-    heads: tuple[frozenset[str], ...] = ()
-    where: dict[str, tuple[int, ...]] = field(default_factory=dict)  # stem -> token indices
-    after_heading: frozenset[int] = frozenset()  # index of each token right after a heading
-    #: +1 / -1 when the text opens by answering yes / no ("No. Basic uses password login").
-    polarity: int = 0
-    #: per sentence: the names it quotes, lower-cased ("신규 캐릭터 '하랑' 추가")
-    quoted: tuple[frozenset[str], ...] = ()
-    #: content stem -> the sentences holding it, as bits (sentence ``s`` is ``1 << s``)
-    masks: dict[str, int] = field(default_factory=dict)
-    #: What is worked out of this text only when it is a claim, once (``_weighted``).
-    memo: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
 
 
 def _weight(tok: Token, entity: bool) -> float:

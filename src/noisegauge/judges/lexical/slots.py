@@ -23,14 +23,11 @@ against "working days" is a paraphrase far more often than a swap.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 from ...textkit.names import acronym, closed_class, ko_title
 from ...textkit.quantity import Quantity
 from ...textkit.tokens import Token
-
-if TYPE_CHECKING:
-    from .features import Analysis
+from .analysis import Analysis
 
 __all__ = ["colour_swap", "heading_swap", "heading_words", "quoted_swap", "slot_swap", "titled_swap", "value_of_another"]
 
