@@ -41,5 +41,7 @@ class Analysis:
     quoted: tuple[frozenset[str], ...] = ()
     #: content stem -> the sentences holding it, as bits (sentence ``s`` is ``1 << s``)
     masks: dict[str, int] = field(default_factory=dict)
+    #: content stem -> the sentences holding it, in order (``masks`` as indices)
+    in_sentences: dict[str, tuple[int, ...]] = field(default_factory=dict)
     #: What is worked out of this text only when it is a claim, once (``_weighted``).
     memo: dict[str, object] = field(default_factory=dict, compare=False, repr=False)

@@ -120,6 +120,7 @@ def analyse(text: str) -> Analysis:
     positions: dict[str, list[int]] = {}  # stem -> its ranks among the content tokens
     where: dict[str, list[int]] = {}      # stem -> its token indices
     masks: dict[str, int] = {}            # stem -> the sentences holding it, as bits
+    in_sentences: dict[str, list[int]] = {}  # stem -> the same, as indices
     maybe_neg: list[int] = []
     quotes = any(q in text for q in _QUOTE_OPENERS)
     # One pass over the tokens builds every per-token table (in token order, so each
@@ -153,10 +154,13 @@ def analyse(text: str) -> Analysis:
                 positions[norm] = [len(content)]
                 where[norm] = [i]
                 masks[norm] = bit
+                in_sentences[norm] = [si]
             else:
                 positions[norm].append(len(content))
                 at.append(i)
-                masks[norm] |= bit
+                if not masks[norm] & bit:
+                    masks[norm] |= bit
+                    in_sentences[norm].append(si)
             content.append(i)
             kind = t.kind
             if kind == "word" and t.capital:
@@ -186,7 +190,7 @@ def analyse(text: str) -> Analysis:
                     tuple(sentence_words), _aliases(text) if "(" in text else (), tuple(heads),
                     {k: tuple(v) for k, v in where.items()},
                     frozenset(after_heading), answer_polarity(text), tuple(quoted),
-                    masks)
+                    masks, {k: tuple(v) for k, v in in_sentences.items()})
 
 
 _ALIAS = re.compile(r"((?:[A-Z][\w'&.-]*\s+(?:(?:of|the|and|for|de)\s+)*){2,8})\(([A-Z][A-Za-z]{1,7})\)")
@@ -312,10 +316,13 @@ def align(prem: Analysis, claim: Analysis) -> Alignment:
     present = [(w, masks[n]) for n, w, *_ in items if n in masks]
     cover: list[float] = [0] * len(sets)
     anywhere = 0
-    for w, m in present:
-        anywhere |= m
-        for s in _bits(m):
-            cover[s] += w
+    in_sentences = prem.in_sentences
+    for n, w, *_ in items:
+        at = in_sentences.get(n)
+        if at is not None:
+            anywhere |= masks[n]
+            for s in at:
+                cover[s] += w
     sent_cov = [c / total for c in cover]
     best, win = 0.0, range(1)
     n_sets = len(sets)
@@ -383,16 +390,6 @@ def _weighted(claim: Analysis) -> list[tuple[int, Token, float, bool]]:
             out.append((k, t, _weight(t, ent), ent))
         claim.memo["weighted"] = got = out
     return got  # type: ignore[return-value]
-
-
-def _bits(m: int) -> list[int]:
-    """The positions of the set bits of ``m``, lowest first."""
-    out = []
-    while m:
-        low = m & -m
-        out.append(low.bit_length() - 1)
-        m ^= low
-    return out
 
 
 def _adjacent(prem: Analysis, a: str, b: str) -> bool:
@@ -482,7 +479,7 @@ def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
     # (each sentence's topic words summed item by item, through the premise's sentence bits)
     topic_cover: list[float] = [0] * len(sent_cov)
     for n, w in topic_items:
-        for s in _bits(prem.masks.get(n, 0)):
+        for s in prem.in_sentences.get(n, ()):
             topic_cover[s] += w
     denom = topic_total or 1.0
     sent_topic = [details <= sset and (c >= 0.6 or tc / denom >= 0.6)
