@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from .tokens import _NUMBER_WORDS, MONTHS, Token, _ko_stem, _parse_number
+from .tokens import _NUMBER_WORDS, MONTHS, Token, _ko_stem, _parse_number, stem
 
 __all__ = ["CURRENCIES", "FREE", "FREE_WORDS", "UNITS", "WAIVED", "Quantity", "about_as_long",
            "free_at", "no_limit", "quantities", "same_quantity"]
@@ -150,8 +150,9 @@ def quantities(tokens: tuple[Token, ...]) -> list[Quantity]:
         value: float | None
         if i <= skip:
             continue
-        if tok.kind != "num" and not (tok.text.lower() in _WORD_STARTS or tok.text[:1].isdigit()
-                                      or (tok.hangul and tok.norm in _KO_RELATIVE_DAY)):
+        if tok.kind != "num" and not (
+                (tok.norm in _WORD_START_STEMS and tok.text.lower() in _WORD_STARTS)
+                or tok.text[:1].isdigit() or (tok.hangul and tok.norm in _KO_RELATIVE_DAY)):
             continue  # most words: nothing below reads them
         compound = _ko_compound(tokens, i) if tok.kind == "num" or tok.text in ("만", "천") \
             else None
@@ -272,6 +273,9 @@ _PER = frozenset(["per", "a", "an", "each", "every"])
 #: The words (not numbers) a quantity may start at: "만 원", "five", "next", ("the 5th" starts
 #: with a digit).
 _WORD_STARTS = frozenset(["만", "천", *_NUMBER_WORDS, *_RELATIVE_DAY])
+#: Their stems: a word whose stem is none of these is none of them (a set lookup on the
+#: stem each token carries, where lower-casing every token's text cost a fifth of an analysis).
+_WORD_START_STEMS = frozenset(stem(w) for w in _WORD_STARTS)
 _KO_RATE = {"월": "month", "매월": "month", "월간": "month", "연": "year", "매년": "year",
             "연간": "year", "년간": "year", "주간": "week", "매주": "week", "일간": "day", "매일": "day"}
 _TIME_UNITS = frozenset(["second", "minute", "hour", "day", "week", "month", "year"])

@@ -4,12 +4,8 @@ of the same kind, or a word that denies an amount ("unlimited", "free", "waived"
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ...textkit.quantity import CURRENCIES, FREE, WAIVED, Quantity, no_limit, same_quantity
-
-if TYPE_CHECKING:
-    from .features import Analysis
+from .analysis import Analysis
 
 __all__ = ["NO_AMOUNT", "qty_match", "says"]
 

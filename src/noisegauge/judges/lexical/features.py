@@ -10,14 +10,15 @@ opposite, another name or number) only counts where the premise talks about the 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
-from ...textkit.quantity import Quantity, quantities
+from ...textkit.quantity import quantities
 from ...textkit.sentences import sentence_spans
 from ...textkit.tokens import MONTHS, NEGATIONS, Token, answer_polarity, tokenize
 from .amounts import NO_AMOUNT, qty_match, says
+from .analysis import Analysis
 from .rules import on
 from .slots import colour_swap, heading_swap, heading_words, slot_swap
 
@@ -76,35 +77,6 @@ _HARD_OPERATORS = frozenset(["both", "only", "all", "every", "neither", "either"
 _SELF = frozenset(["i", "me", "my", "mine", "myself"])
 
 
-@dataclass(frozen=True)
-class Analysis:
-    """One text, ready for comparison (premises and claims share this shape)."""
-
-    tokens: tuple[Token, ...]
-    content: tuple[int, ...]            # indices of content tokens
-    sentences: tuple[frozenset[str], ...]  # per sentence: content stems
-    sent_of: tuple[int, ...]            # sentence index of each token
-    norms: frozenset[str]
-    prefixes: frozenset[str]            # Hangul word prefixes and 5-letter Latin prefixes
-    quantities: tuple[Quantity, ...]
-    negated: tuple[frozenset[str], ...]  # per sentence: stems right after a negation (its head)
-    positions: dict[str, tuple[int, ...]]  # stem -> its ranks among the content tokens
-    entities: frozenset[str]            # stems written with a capital not at sentence start
-    initial: frozenset[str]             # capitalised sentence-initial stems
-    codes: frozenset[str]               # product codes and identifiers (NG-TEAM-M)
-    words: tuple[frozenset[str], ...]   # per sentence: lower-cased token texts (stop words too)
-    #: per sentence: the content stems of the heading it opens with ("Elite membership:")
-    heads: tuple[frozenset[str], ...] = ()
-    where: dict[str, tuple[int, ...]] = field(default_factory=dict)  # stem -> token indices
-    after_heading: frozenset[int] = frozenset()  # index of each token right after a heading
-    #: +1 / -1 when the text opens by answering yes / no ("No. Basic uses password login").
-    polarity: int = 0
-    #: content stem -> the sentences holding it, as bits (sentence ``s`` is ``1 << s``)
-    masks: dict[str, int] = field(default_factory=dict)
-    #: What is worked out of this text only when it is a claim, once (``_weighted``).
-    memo: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
-
-
 def _weight(tok: Token, entity: bool) -> float:
     """IDF stand-in: names and numbers weigh most, long words more than short ones. (Weights
     from word frequencies, wordfreq's Zipf scale, were measured: cross-source mean 0.743
@@ -134,6 +106,7 @@ def analyse(text: str) -> Analysis:
     positions: dict[str, list[int]] = {}  # stem -> its ranks among the content tokens
     where: dict[str, list[int]] = {}      # stem -> its token indices
     masks: dict[str, int] = {}            # stem -> the sentences holding it, as bits
+    in_sentences: dict[str, list[int]] = {}  # stem -> the same, as indices
     maybe_neg: list[int] = []
     # One pass over the tokens builds every per-token table (in token order, so each
     # dict's keys stand in first-occurrence order).
@@ -163,10 +136,13 @@ def analyse(text: str) -> Analysis:
                 positions[norm] = [len(content)]
                 where[norm] = [i]
                 masks[norm] = bit
+                in_sentences[norm] = [si]
             else:
                 positions[norm].append(len(content))
                 at.append(i)
-                masks[norm] |= bit
+                if not masks[norm] & bit:
+                    masks[norm] |= bit
+                    in_sentences[norm].append(si)
             content.append(i)
             kind = t.kind
             if kind == "word" and t.capital:
@@ -195,7 +171,8 @@ def analyse(text: str) -> Analysis:
                     frozenset(initial), frozenset(codes),
                     tuple(sentence_words), tuple(heads),
                     {k: tuple(v) for k, v in where.items()},
-                    frozenset(after_heading), answer_polarity(text), masks)
+                    frozenset(after_heading), answer_polarity(text),
+                    masks, {k: tuple(v) for k, v in in_sentences.items()})
 
 
 def _negated_head(tt: tuple[Token, ...], i: int, sent_of: list[int]) -> str | None:
@@ -295,10 +272,13 @@ def align(prem: Analysis, claim: Analysis) -> Alignment:
     present = [(w, masks[n]) for n, w, *_ in items if n in masks]
     cover: list[float] = [0] * len(sets)
     anywhere = 0
-    for w, m in present:
-        anywhere |= m
-        for s in _bits(m):
-            cover[s] += w
+    in_sentences = prem.in_sentences
+    for n, w, *_ in items:
+        at = in_sentences.get(n)
+        if at is not None:
+            anywhere |= masks[n]
+            for s in at:
+                cover[s] += w
     sent_cov = [c / total for c in cover]
     best, win = 0.0, range(1)
     n_sets = len(sets)
@@ -366,16 +346,6 @@ def _weighted(claim: Analysis) -> list[tuple[int, Token, float, bool]]:
             out.append((k, t, _weight(t, ent), ent))
         claim.memo["weighted"] = got = out
     return got  # type: ignore[return-value]
-
-
-def _bits(m: int) -> list[int]:
-    """The positions of the set bits of ``m``, lowest first."""
-    out = []
-    while m:
-        low = m & -m
-        out.append(low.bit_length() - 1)
-        m ^= low
-    return out
 
 
 def _adjacent(prem: Analysis, a: str, b: str) -> bool:
@@ -456,7 +426,7 @@ def _cues(prem: Analysis, claim: Analysis, items: list[Item], win: range,
     # (each sentence's topic words summed item by item, through the premise's sentence bits)
     topic_cover: list[float] = [0] * len(sent_cov)
     for n, w in topic_items:
-        for s in _bits(prem.masks.get(n, 0)):
+        for s in prem.in_sentences.get(n, ()):
             topic_cover[s] += w
     denom = topic_total or 1.0
     sent_topic = [details <= sset and (c >= 0.6 or tc / denom >= 0.6)

@@ -20,13 +20,10 @@ against "working days" is a paraphrase far more often than a swap.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from ...textkit.names import acronym, closed_class
 from ...textkit.tokens import Token
-
-if TYPE_CHECKING:
-    from .features import Analysis
+from .analysis import Analysis
 
 __all__ = ["colour_swap", "heading_swap", "heading_words", "slot_swap"]
 
