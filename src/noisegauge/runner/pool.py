@@ -164,7 +164,12 @@ async def arun_pool(source: Source, plan: Plan, spec: BlockSpec, workers: int, *
         for fut in out:
             fut.cancel()
         if stopped:  # a block being scored is not waited for (its rows would not count)
-            for process in list((getattr(pool, "_processes", None) or {}).values()):
+            processes = list((getattr(pool, "_processes", None) or {}).values())
+            for process in processes:
                 process.terminate()
+            # ... but their exit is: a forked worker holds the journal's lock through the
+            # descriptor it inherited, and a rerun right after would find the file locked.
+            for process in processes:
+                process.join(10)
         pool.shutdown(wait=not stopped, cancel_futures=True)
     return run.stats
