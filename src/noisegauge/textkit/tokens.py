@@ -251,8 +251,10 @@ def tokenize(text: str) -> tuple[Token, ...]:
         start, end = m.span()
         kind = m.lastgroup or "sym"
         pair = built.get(kind, {}).get(t) or _build(kind, t)
-        # punctuation between this token and the one before ("Kent, England")
-        append(pair[1] if start > prev and out and not text[prev:start].isspace() else pair[0])
+        # punctuation between this token and the one before ("Kent, England"); most tokens
+        # follow one space, which is read without slicing
+        append(pair[0] if start == prev or not out or (start == prev + 1 and text[prev] == " ")
+               or text[prev:start].isspace() else pair[1])
         prev = end
     return tuple(out)
 

@@ -30,4 +30,11 @@ NO_AMOUNT: dict[str, frozenset[str]] = {"unlimit": frozenset(), "무제한": fro
 
 def says(text: Analysis, stem: str) -> bool:
     # "without limit", "no limit", "제한 없이": unlimited said in two words
-    return stem in text.norms or (stem in ("unlimit", "무제한") and bool(no_limit(text.tokens)))
+    if stem in text.norms:
+        return True
+    if stem not in ("unlimit", "무제한"):
+        return False
+    unlimited = text.memo.get("no_limit")  # the same for every pair the text is in
+    if unlimited is None:
+        text.memo["no_limit"] = unlimited = bool(no_limit(text.tokens))
+    return bool(unlimited)
