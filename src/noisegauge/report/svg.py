@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .diagnosis import CP_LOW, NS_HIGH, QUADRANTS, Point, Quadrant, quadrant
@@ -164,11 +164,10 @@ def interval_bar(mean: float | None, ci: tuple[float, float] | None) -> Html:
     return _svg(w, h, label, *parts, cls="chart ibar")
 
 
-def curve_chart(name: str, points: Sequence[Mapping[str, Any]]) -> Html:
-    """One metric of a stress curve: mean per noise level, with its 95% interval as a band."""
-    w, h, ml, mr, mt, mb = 300, 190, 36, 12, 24, 34
-    pw, ph = w - ml - mr, h - mt - mb
-    n = len(points)
+def _fraction_axes(title: str, n: int, ml: float, mt: float, pw: float, ph: float
+                   ) -> tuple[Callable[[int], float], Callable[[float], float], list[Html]]:
+    """A plot of fractions in [0, 1] over ``n`` evenly spaced points: the x of point ``k``,
+    the y of a value (clamped), and the title with the grid and its ticks."""
 
     def X(k: int) -> float:
         return ml + (pw * k / (n - 1) if n > 1 else pw / 2)
@@ -176,11 +175,19 @@ def curve_chart(name: str, points: Sequence[Mapping[str, Any]]) -> Html:
     def Y(v: float) -> float:
         return mt + ph * (1 - max(0.0, min(1.0, v)))
 
-    parts: list[Html] = [el("text", {"class": "ctitle", "x": ml, "y": 14}, name)]
+    parts: list[Html] = [el("text", {"class": "ctitle", "x": ml, "y": 14}, title)]
     for v in (0, 0.25, 0.5, 0.75, 1):
         parts.append(el("line", {"class": "grid", "x1": ml, "x2": ml + pw, "y1": _f(Y(v)), "y2": _f(Y(v))}))
         parts.append(el("text", {"class": "tick", "x": ml - 5, "y": _f(Y(v) + 4), "text-anchor": "end"},
                         f"{v:g}"))
+    return X, Y, parts
+
+
+def curve_chart(name: str, points: Sequence[Mapping[str, Any]]) -> Html:
+    """One metric of a stress curve: mean per noise level, with its 95% interval as a band."""
+    w, h, ml, mr, mt, mb = 300, 190, 36, 12, 24, 34
+    pw, ph = w - ml - mr, h - mt - mb
+    X, Y, parts = _fraction_axes(name, len(points), ml, mt, pw, ph)
     defined = [(k, p) for k, p in enumerate(points) if p.get("mean") is not None]
     band = [(k, p["ci"]) for k, p in defined if p.get("ci")]
     if len(band) > 1:
@@ -204,28 +211,13 @@ def curve_chart(name: str, points: Sequence[Mapping[str, Any]]) -> Html:
     return _svg(w, h, f"{name} against injected noise", *parts, cls="chart curve")
 
 
-
-
-
 def lines_chart(title: str, xs: Sequence[int], series: Sequence[tuple[str, Sequence[float | None]]],
                 axis: str) -> Html:
     """Several fractions in [0, 1] against ``xs``, one line each (``series``: label, values;
     a None is a gap), with a legend. Lines are told apart by class ``l0``, ``l1``, …"""
     w, h, ml, mr, mt, mb = 560, 240, 36, 170, 24, 34
     pw, ph = w - ml - mr, h - mt - mb
-    n = len(xs)
-
-    def X(k: int) -> float:
-        return ml + (pw * k / (n - 1) if n > 1 else pw / 2)
-
-    def Y(v: float) -> float:
-        return mt + ph * (1 - max(0.0, min(1.0, v)))
-
-    parts: list[Html] = [el("text", {"class": "ctitle", "x": ml, "y": 14}, title)]
-    for v in (0, 0.25, 0.5, 0.75, 1):
-        parts.append(el("line", {"class": "grid", "x1": ml, "x2": ml + pw, "y1": _f(Y(v)), "y2": _f(Y(v))}))
-        parts.append(el("text", {"class": "tick", "x": ml - 5, "y": _f(Y(v) + 4), "text-anchor": "end"},
-                        f"{v:g}"))
+    X, Y, parts = _fraction_axes(title, len(xs), ml, mt, pw, ph)
     for k, x in enumerate(xs):
         parts.append(el("text", {"class": "tick", "x": _f(X(k)), "y": mt + ph + 14,
                                  "text-anchor": "middle"}, str(x)))

@@ -4,15 +4,18 @@ diagnostic needs to point back into the text it read."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from typing import TypeVar
 
 from .names import WEEKDAY_SHORT, WEEKDAYS, acronym
 from .quantity import Quantity, quantities
 from .tokens import QUOTED, Token, tokenize_by_sentence
 
 __all__ = ["Text", "is_content", "spanned"]
+
+K = TypeVar("K", bound=Hashable)
 
 #: What stands between two weekdays of a list.
 _DAY_JOINS = re.compile(r"[\s,·/~–\-]*(?:and|&|or|to|및|부터)?[\s,·/~–\-]*")
@@ -33,18 +36,20 @@ class Text:
     @cached_property
     def by_value(self) -> dict[float, tuple[int, ...]]:
         """Indices into ``quantities`` of each value, in order (a lookup, not a scan)."""
-        out: dict[float, list[int]] = {}
-        for k, q in enumerate(self.quantities):
-            out.setdefault(q.value, []).append(k)
-        return {v: tuple(ks) for v, ks in out.items()}
+        return _indices_by([q.value for q in self.quantities])
 
     @cached_property
     def by_unit(self) -> dict[str, tuple[int, ...]]:
         """Indices into ``quantities`` of each unit, in order."""
-        out: dict[str, list[int]] = {}
-        for k, q in enumerate(self.quantities):
-            out.setdefault(q.unit, []).append(k)
-        return {u: tuple(ks) for u, ks in out.items()}
+        return _indices_by([q.unit for q in self.quantities])
+
+
+def _indices_by(keys: Sequence[K]) -> dict[K, tuple[int, ...]]:
+    """The positions of each key in ``keys``, in order."""
+    out: dict[K, list[int]] = {}
+    for k, key in enumerate(keys):
+        out.setdefault(key, []).append(k)
+    return {key: tuple(ks) for key, ks in out.items()}
 
 
 @lru_cache(maxsize=8192)
