@@ -32,6 +32,43 @@ def test_ragas_lic_example_with_the_offline_judge(judge: LexicalJudge) -> None:
     assert result.value("noise_sensitivity_relevant") == pytest.approx(0.0)
     assert result.value("noise_sensitivity_irrelevant") == pytest.approx(1 / 3)
     assert lic["expected"] == {"mode_relevant": pytest.approx(1 / 3), "mode_irrelevant": 0.0}
+    # The mode hangs on chunk 2 ("LIC manages substantial funds ..."), which the offline judge
+    # finds entails no reference claim: the claim says so, naming the chunk and the claim.
+    assert result.evidence is not None
+    doubts = [c.paraphrase_doubt for c in result.evidence.response_claims]
+    assert doubts[:2] == [None, None]
+    assert doubts[2] is not None and doubts[2][0] == 2
+
+
+def test_paraphrase_doubt_is_not_raised_for_look_alike_values(judge: LexicalJudge) -> None:
+    """A chunk that states another value ("2 business days" against "5") or names another
+    entity ("Enterprise" when Team is asked) is noise for a reason words can see: no doubt."""
+    flagged = noise = 0
+    for row, line in enumerate(EXAMPLES.read_text(encoding="utf-8").splitlines()):
+        result = score_sample(Sample.from_record(json.loads(line), row), judge)
+        for c in result.evidence.response_claims if result.evidence else ():
+            noise += c.bucket == "irrelevant_noise"
+            flagged += c.paraphrase_doubt is not None
+    assert noise >= 5
+    assert flagged == 0
+
+
+def test_the_summary_names_the_llm_judge_for_a_paraphrase_doubt(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from noisegauge.cli.main import cli
+
+    lic = json.loads((DATA / "ragas_lic.json").read_text(encoding="utf-8"))
+    src = tmp_path / "lic.jsonl"
+    fields = ("user_input", "response", "reference", "retrieved_contexts")
+    src.write_text(json.dumps({k: lic[k] for k in fields}) + "\n", encoding="utf-8")
+    out = tmp_path / "r.jsonl"
+    res = CliRunner().invoke(cli, ["score", str(src), "--out", str(out), "--no-cache"])
+    assert res.exit_code == 0, res.output
+    assert "may be relevant noise" in res.output and "--judge openai:MODEL" in res.output
+    row = json.loads(out.read_text(encoding="utf-8"))
+    assert row["response_claims"][2]["paraphrase_doubt"][0] == 2
+    assert row["response_claims"][0]["paraphrase_doubt"] is None
 
 
 def test_seed_article_pro_enterprise_answer_is_not_clean(judge: LexicalJudge) -> None:

@@ -86,9 +86,9 @@ def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None,
                    judges: tuple[Any, ...] = (), canaries: CanaryReport | None = None) -> None:
     console = stdout()
     console.print(_table(stats))
-    hint = stats.uncertain_hint()
-    if hint:
-        console.print(hint)
+    for hint in (stats.uncertain_hint(), stats.paraphrase_hint()):
+        if hint:
+            console.print(Text(hint))
     agree = agreement_line(stats.agreement())
     if agree:
         console.print(Text(agree))

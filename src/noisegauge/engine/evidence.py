@@ -50,6 +50,11 @@ class ResponseClaimEvidence:
     chunk_scores: tuple[float, ...] | None = None
     #: Verdicts inside the judge's uncertainty band: "reference" and/or chunk indices.
     uncertain: tuple[str | int, ...] = ()
+    #: For irrelevant noise read by a word-based judge: (chunk, reference claim) that share
+    #: most of the reference claim's words, yet the judge found no entailment. Whether the
+    #: noise is relevant or irrelevant hangs on that verdict, which may be a paraphrase such a
+    #: judge cannot read (a diagnostic: no metric reads it).
+    paraphrase_doubt: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -108,7 +113,9 @@ class Evidence:
                                           "detail": m.detail} for m in c.misattributed_spans],
                  "reference_score": c.reference_score,
                  "chunk_scores": None if c.chunk_scores is None else list(c.chunk_scores),
-                 "uncertain": list(c.uncertain)}
+                 "uncertain": list(c.uncertain),
+                 "paraphrase_doubt": None if c.paraphrase_doubt is None
+                 else list(c.paraphrase_doubt)}
                 for c in self.response_claims],
             "reference_claims": [
                 {"text": c.text, "entailed_by": list(c.entailed_by), "in_response": c.in_response,

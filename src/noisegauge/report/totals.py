@@ -37,6 +37,8 @@ class RunStats:
     _undefined: dict[str, int] = field(default_factory=dict)
     #: check -> [verdicts in the judge's uncertainty band, verdicts] (scored judges only)
     _doubt: dict[str, list[int]] = field(default_factory=dict)
+    #: irrelevant-noise claims whose mode hangs on a possible paraphrase (``paraphrase_doubt``)
+    paraphrase_doubts: int = 0
     #: chunks by labels vs the judge: both relevant, labels only, judge only, neither
     _agree: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
 
@@ -61,6 +63,9 @@ class RunStats:
             acc = self._doubt.setdefault(str(check), [0, 0])
             acc[0] += int(u)
             acc[1] += int(n)
+        self.paraphrase_doubts += sum(
+            1 for c in row.get("response_claims") or ()
+            if isinstance(c, Mapping) and c.get("paraphrase_doubt"))
         for chunk in row.get("chunks") or ():
             slot = agreement_slot(chunk) if isinstance(chunk, Mapping) else None
             if slot is not None:
@@ -108,6 +113,17 @@ class RunStats:
             return None
         return (f"{share:.0%} of verdicts are uncertain with the offline judge; an LLM judge "
                 "will be more reliable here (see \"uncertain\" in each claim's evidence)")
+
+
+    def paraphrase_hint(self) -> str | None:
+        """One line for the summary when some noise's mode hangs on a possible paraphrase."""
+        n = self.paraphrase_doubts
+        if not n:
+            return None
+        return (f"{n:,} irrelevant-noise claim{'s' if n != 1 else ''} may be relevant noise: the "
+                "chunk it came from is about what a reference claim says, in other words the "
+                "offline judge cannot match; --judge openai:MODEL reads paraphrases (see "
+                "\"paraphrase_doubt\" in each claim's evidence)")
 
 
 def _checks(name: str) -> tuple[str, ...]:

@@ -9,12 +9,14 @@ no metric reads it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 
 from ..textkit.sentences import content_words
+from ..textkit.tokens import stem
 
-__all__ = ["closest_chunk"]
+__all__ = ["closest_chunk", "paraphrase_doubt"]
 
 
 #: Below this share of shared content words a "closest" chunk is not worth naming.
@@ -49,3 +51,42 @@ def closest_chunk(claim: str, chunks: Sequence[str], reference: str = "") -> tup
     if novel_hits == 0 and share < MIN_OVERLAP:
         return None
     return best_j, round(share, 3)
+
+
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in content_words(text))
+
+
+def paraphrase_doubt(leaked_from: Sequence[int], chunks: Sequence[str],
+                     reference_claims: Sequence[str], question: str,
+                     entailed: Sequence[Sequence[bool]]) -> tuple[int, int] | None:
+    """(chunk, reference claim) for an irrelevant-noise claim whose mode hangs on a verdict a
+    word-based judge may misread, or None.
+
+    Irrelevant noise came from a chunk that entails no reference claim. The chunk is in doubt
+    when it names the question's subject (its names, else its words) and holds at least half of what a reference claim adds
+    to the question, with no number of that claim missing from it ("LIC manages substantial
+    funds" / "LIC is known for managing a large portfolio of investments"): the two are about
+    the same thing, and whether they say the same thing is a paraphrase an LLM judge reads and a
+    judge of words cannot. A missing number is a different value, not a paraphrase (the
+    look-alike chunk "refunds within 2 days" against "within 5 days"). ``entailed[k][j]``: the
+    judge's verdict of chunk j on reference claim k. The share is the provenance hint's
+    (``MIN_OVERLAP``), fixed before this rule, not fitted to it.
+    """
+    asked = _stems(question)
+    # The subject: the question's names ("LIC", "Team plan") when it has any, else its words.
+    names = {stem(w) for w in re.findall(r"(?<!^)(?<![.?!] )\b[A-Z][\w-]*", question.strip())}
+    subject = names or asked
+    best: tuple[float, int, int] | None = None
+    for j in leaked_from:
+        words = _stems(chunks[j])
+        if not words & subject:
+            continue
+        for k, claim in enumerate(reference_claims):
+            adds = _stems(claim) - asked
+            if not adds or entailed[k][j] or any(ch.isdigit() for w in adds - words for ch in w):
+                continue
+            share = len(adds & words) / len(adds)
+            if share >= MIN_OVERLAP and (best is None or share > best[0]):
+                best = (share, j, k)
+    return None if best is None else (best[1], best[2])

@@ -31,7 +31,7 @@ from ..verdicts import Verdict
 from .failures import ErrorKind
 from .misattribution import find_misattributions
 from .misattribution import rules as misattribution_rules
-from .provenance import closest_chunk
+from .provenance import closest_chunk, paraphrase_doubt
 
 __all__ = ["JudgeEvidence", "MetricResult", "SampleResult", "Status",
            "error_result", "result_from_verdicts", "with_misattributions"]
@@ -171,6 +171,10 @@ def _floats(values: Sequence[float] | None) -> tuple[float, ...] | None:
     return None if values is None else tuple(values)
 
 
+def _pair(values: Sequence[int] | None) -> tuple[int, int] | None:
+    return None if values is None else (int(values[0]), int(values[1]))
+
+
 def evidence_from_dict(data: Mapping[str, Any]) -> Evidence | None:
     """Evidence from its ``to_dict`` form (None when there is none: no claims, no chunks)."""
     resp, ref, chunks = (data.get("response_claims") or [], data.get("reference_claims") or [],
@@ -188,7 +192,8 @@ def evidence_from_dict(data: Mapping[str, Any]) -> Evidence | None:
                                                         int(m["end"]), str(m.get("detail", "")))
                                       for m in c.get("misattributed_spans") or ()),
             reference_score=c.get("reference_score"), chunk_scores=_floats(c.get("chunk_scores")),
-            uncertain=tuple(c.get("uncertain") or ()))
+            uncertain=tuple(c.get("uncertain") or ()),
+            paraphrase_doubt=_pair(c.get("paraphrase_doubt")))
             for c in resp),
         reference_claims=tuple(ReferenceClaimEvidence(
             text=c["text"], entailed_by=tuple(c["entailed_by"]), in_response=c["in_response"],
@@ -233,7 +238,7 @@ def misattribution_metric(evidence: Evidence) -> MetricValue:
 
 @nogc
 def _with_hints(evidence: Evidence, chunks: Sequence[str], reference: str,
-                question: str) -> Evidence:
+                question: str, cv: ClaimVerdicts | None = None) -> Evidence:
     """On each wrong claim that no chunk entails: a ``closest_chunk`` hint, and the chunks it
     is misattributed from; on a wrong claim read as entailed (noise), the chunks among those
     that state it about another entity."""
@@ -242,6 +247,12 @@ def _with_hints(evidence: Evidence, chunks: Sequence[str], reference: str,
         if c.correct:
             claims.append(c)
             continue
+        if c.bucket == "irrelevant_noise" and c.chunk_scores is not None and cv is not None:
+            # A scored judge (offline: it reads words); an LLM's verdicts carry no scores.
+            doubt = paraphrase_doubt(c.leaked_from, chunks, cv.reference_claims, question,
+                                     [[v is Verdict.ENTAILED for v in row]
+                                      for row in cv.retrieved2answer])
+            c = replace(c, paraphrase_doubt=doubt) if doubt else c
         if c.entailed_by:
             spans = find_misattributions(c.text, chunks, reference, question,
                                          entailed_by=c.entailed_by) \
@@ -296,7 +307,7 @@ def result_from_verdicts(cv: ClaimVerdicts, *, index: int | None = None, id: str
         status, reason = "undefined", "no reference claims"
     evidence = build_evidence(cv, relevant)
     if chunks is not None:
-        evidence = _with_hints(evidence, chunks, reference, question)
+        evidence = _with_hints(evidence, chunks, reference, question, cv)
     return SampleResult(index=index, id=id, status=status, reason=reason, metrics=metrics,
                         verdicts=cv, evidence=evidence, usage=usage or Usage(),
                         diagnostics={"noise_misattribution": misattribution_metric(evidence)})
