@@ -27,8 +27,22 @@ def rows() -> list[dict[str, Any]]:
     return [*scored_rows(SAMPLES[:1]), *example_rows()[:7]]
 
 
+MANY = 30  # chunks in one sample: past Z, the labels go on AA, AB, ...
+
+
 @pytest.fixture(scope="module")
-def browser(rows: list[dict[str, Any]]) -> Iterator[Any]:
+def many_rows() -> list[dict[str, Any]]:
+    """One sample with MANY chunks, scored before the browser starts (as ``rows``)."""
+    chunks = ["Pro plan subscriptions need a 30-day notice.",
+              *(f"Filler chunk number {j} says nothing of plans." for j in range(1, MANY))]
+    return scored_rows([{"id": "many", "user_input": "How much notice does the Pro plan need?",
+                         "response": "The Pro plan needs a 30-day notice. It costs $49.",
+                         "reference": "The Pro plan needs a 30-day notice.",
+                         "retrieved_contexts": chunks}])
+
+
+@pytest.fixture(scope="module")
+def browser(rows: list[dict[str, Any]], many_rows: list[dict[str, Any]]) -> Iterator[Any]:
     from playwright import sync_api
     exe = _chromium()
     if exe is None:
@@ -141,3 +155,29 @@ def test_every_text_is_escaped(rows: list[dict[str, Any]], page: Any, tmp_path: 
         assert "<img src=x" in claims or "</style>" in claims or "onerror" in claims
         assert page.evaluate("window.__pwned") is None
         assert page.locator("#sample img, #sample script, #sample b#bold").count() == 0
+
+
+def test_thirty_chunks_are_labelled_past_z(many_rows: list[dict[str, Any]], page: Any,
+                                           tmp_path: Path) -> None:
+    with review_server(many_rows, tmp_path / "labels.jsonl") as state:
+        _open(page, state.url)
+        keys = page.locator("#sample .chunk-key").all_inner_texts()
+        letters = [chr(65 + j) for j in range(26)]
+        assert keys == [*letters, "AA", "AB", "AC", "AD"]
+        assert page.locator("#claim-0 .picks button").all_inner_texts() == keys
+        page.click("#claim-0 .picks button[title='chunk AD']")
+        _until(page, "#claim-0 .answer", lambda t: t.endswith("stated in AD"))
+
+
+def test_focused_item_is_above_the_footer(many_rows: list[dict[str, Any]], page: Any,
+                                          tmp_path: Path) -> None:
+    with review_server(many_rows, tmp_path / "labels.jsonl") as state:
+        _open(page, state.url)
+        for _ in range(12):  # down into the chunks, past the first screenful
+            page.keyboard.press("ArrowDown")
+        page.wait_for_selector("#chunk-10.focus")
+        page.wait_for_timeout(100)
+        box = page.locator(".item.focus").bounding_box()
+        footer = page.locator("footer").bounding_box()
+        assert box is not None and footer is not None
+        assert box["y"] + box["height"] <= footer["y"], (box, footer)

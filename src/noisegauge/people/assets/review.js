@@ -3,6 +3,12 @@
 (function () {
   const base = location.pathname.endsWith("/") ? location.pathname : location.pathname + "/";
   const LETTERS = "abcdefghijklmnopqrstuvwxyz";
+  // Chunk j's label like a spreadsheet column: A..Z, then AA, AB, ... (any number of chunks).
+  function chunkLetter(j) {
+    let out = "";
+    for (let n = j + 1; n > 0; n = Math.floor((n - 1) / 26)) out = LETTERS[(n - 1) % 26].toUpperCase() + out;
+    return out;
+  }
   let data = null, pos = 0, focus = 0;
   const undoStack = [], lookedHere = new Set();
 
@@ -46,17 +52,17 @@
     return `${p.done} of ${p.total} labelled` + (p.skipped ? ` · ${p.skipped} skipped` : "");
   }
 
-  function chunkName(j) { return "chunk " + LETTERS[j].toUpperCase(); }
+  function chunkName(j) { return "chunk " + chunkLetter(j); }
 
   function picks(s, chosen, onToggle) {
     return el("span", { class: "picks" }, " stated in: ",
       s.chunks.map((_, j) => el("button", { type: "button", class: chosen.includes(j) ? "on" : "",
-        title: chunkName(j), onclick: (ev) => { ev.stopPropagation(); onToggle(j); } }, LETTERS[j].toUpperCase())));
+        title: chunkName(j), onclick: (ev) => { ev.stopPropagation(); onToggle(j); } }, chunkLetter(j))));
   }
 
   function claimAnswer(lab) {
     if (!lab) return el("div", { class: "answer" }, "not labelled yet");
-    const where = lab.chunks.length ? "stated in " + lab.chunks.map((j) => LETTERS[j].toUpperCase()).join(", ") : "in no chunk";
+    const where = lab.chunks.length ? "stated in " + lab.chunks.map((j) => chunkLetter(j)).join(", ") : "in no chunk";
     return el("div", { class: "answer set" + (lab.label === "wrong" ? " wrong" : "") }, `${lab.label}, ${where}`);
   }
 
@@ -84,14 +90,14 @@
         el("div", { class: "claim-text" }, c.text), claimAnswer(lab),
         picks(s, lab ? lab.chunks : [], (j) => toggleChunk("claim", i, j)),
         el("div", { class: "judge" }, `judge: ${c.judge.correct ? "correct" : "wrong"}, ` +
-          (c.judge.chunks.length ? "stated in " + c.judge.chunks.map((j) => LETTERS[j].toUpperCase()).join(", ") : "in no chunk") +
+          (c.judge.chunks.length ? "stated in " + c.judge.chunks.map((j) => chunkLetter(j)).join(", ") : "in no chunk") +
           ` (${c.judge.bucket})`)));
     });
     root.append(el("h2", null, "Chunks: relevant = holds something the reference needs"));
     s.chunks.forEach((text, j) => {
       const n = k++, rel = s.labels.chunks[String(j)];
       root.append(el("div", { class: focusCls(n), "data-item": n, id: `chunk-${j}`, onclick: () => { focus = n; render(); } },
-        el("span", { class: "chunk-key" }, LETTERS[j].toUpperCase()), el("span", { class: "chunk-text" }, text),
+        el("span", { class: "chunk-key" }, chunkLetter(j)), el("span", { class: "chunk-text" }, text),
         el("div", { class: "answer" + (rel === undefined ? "" : " set") }, rel === undefined ? "not labelled yet" : rel ? "relevant" : "not relevant"),
         el("div", { class: "judge" }, `judge: ${s.judge_relevant[j] ? "relevant" : "not relevant"}`)));
     });
