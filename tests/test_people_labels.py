@@ -178,6 +178,25 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
                           text=True, cwd=ROOT, timeout=120)
 
 
+def test_estimate_cli_names_the_undefined_side(rows: list[dict[str, Any]],
+                                              tmp_path: Path) -> None:
+    """A sample the judge left undefined is reported as undefined *by the judge* (the old
+    line said "defined for one side only: judge 1", the side that was not defined)."""
+    require_extra("stats")
+    rows = [dict(r) for r in rows]
+    i = next(i for i, r in enumerate(rows) if r["status"] == "ok")
+    rows[i] = {**rows[i], "reference_claims": [],
+               "metrics": {**rows[i]["metrics"], "noise_sensitivity_relevant": None}}
+    label_like_judge(tmp_path / "l.jsonl", rows, 5, reference=False)
+    results = write_jsonl(tmp_path / "results.jsonl", rows)
+    out = _cli("estimate", str(results), "--labels", str(tmp_path / "l.jsonl"))
+    assert out.returncode == 0, out.stderr
+    text = " ".join(out.stdout.split())
+    assert "undefined on one side only (left out of corrected): " \
+        "noise_sensitivity_relevant: undefined by the judge 1, by people 0" in text
+    assert "defined for one side only" not in text
+
+
 def test_estimate_cli_json_shape_and_gates(rows: list[dict[str, Any]], tmp_path: Path) -> None:
     require_extra("stats")
     results = write_jsonl(tmp_path / "results.jsonl", rows)

@@ -73,10 +73,14 @@ def print_estimate(est: Estimate) -> None:
         if misses:
             console.print("most common disagreements (judge -> people): " + ", ".join(
                 f"{j} -> {p} ({n})" for n, j, p in misses))
-    undefined = [f"{n}: judge {m.judge_undefined}, people {m.human_undefined}"
+    # judge_undefined counts samples the judge left undefined (people defined them): name the
+    # side that is undefined, not the one that is defined.
+    undefined = [f"{n}: undefined by the judge {m.judge_undefined}, "
+                 f"by people {m.human_undefined}"
                  for n, m in est.metrics.items() if m.judge_undefined or m.human_undefined]
     if undefined:
-        console.print("defined for one side only (left out of corrected): " + "; ".join(undefined))
+        console.print("undefined on one side only (left out of corrected): "
+                      + "; ".join(undefined))
     for line in est.notes():
         note(f"note: {line}")
 
