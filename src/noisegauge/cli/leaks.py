@@ -6,7 +6,6 @@ Exit codes: 0 done; 2 bad invocation or unreadable input.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,6 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import NoiseGaugeError
+from ..infra.outputs import replacing
 from .console import error, stdout
 
 if TYPE_CHECKING:
@@ -28,8 +28,7 @@ TABLE_TOP = 10
 def _write_json(path: Path, tally: LeakTally, found: Leaks, top: int | None, topk: bool) -> None:
     """``{"sources": [...], ...}`` written a source at a time: a run with hundreds of
     thousands of sources never has them all in memory as dicts or as one string."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
+    with replacing(path) as dest, dest.open("w", encoding="utf-8") as fh:
         fh.write('{"sources": [')
         for n, source in enumerate(tally.json_sources(top)):
             fh.write((",\n " if n else "\n ") + json.dumps(source, ensure_ascii=False))
@@ -39,7 +38,6 @@ def _write_json(path: Path, tally: LeakTally, found: Leaks, top: int | None, top
         if topk:
             fh.write(', "topk": ' + json.dumps([r.to_json() for r in found.topk]))
         fh.write("}\n")
-    os.replace(tmp, path)
 
 
 @click.command()

@@ -57,6 +57,7 @@ EXIT_BUG = 4
 def main(argv: Any = None) -> None:
     """The console entry point: click's own handling, plus exit codes that keep their
     meaning (Ctrl-C 130, a closed stdout pipe never a traceback, a bug 4)."""
+    stdout = sys.stdout
     try:
         code = cli.main(args=argv, prog_name="noisegauge", standalone_mode=False)
     except click.exceptions.Abort:  # click's name for Ctrl-C outside a command's own handling
@@ -68,6 +69,15 @@ def main(argv: Any = None) -> None:
     except BrokenPipeError:  # stdout closed (``| head``): nothing more to say to it
         _silence_stdout()
         code = 0
+    except SystemExit as exc:
+        # click (swapping sys.stdout for a quiet wrapper) and rich (raising while handling
+        # the BrokenPipeError) turn a closed stdout into exit 1: a reader that stopped
+        # early (``| head``) is not a failed gate.
+        broken = isinstance(exc.__context__, BrokenPipeError) or sys.stdout is not stdout
+        if exc.code != 1 or not broken:
+            raise
+        _silence_stdout()
+        code = 0
     except Exception:
         from ..infra.secrets import redact_message
 
@@ -76,6 +86,10 @@ def main(argv: Any = None) -> None:
                    "custom judge or pipeline); please report it with the traceback above.",
                    err=True)
         code = EXIT_BUG
+    try:  # what is still buffered, now: a closed pipe here must not end in exit 120
+        sys.stdout.flush()
+    except (BrokenPipeError, ValueError):
+        _silence_stdout()
     sys.exit(code if isinstance(code, int) else 0)
 
 

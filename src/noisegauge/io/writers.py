@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, Protocol, cast
@@ -119,8 +120,9 @@ class _ParquetWriter:
     def close(self) -> None:
         self._flush()
         self._writer.close()
-        with self._path.open("rb") as fh:  # on disk before the caller renames it into place
-            os.fsync(fh.fileno())
+        if self._path.is_file():  # on disk before the caller renames it into place
+            with self._path.open("rb") as fh:
+                os.fsync(fh.fileno())
 
 
 class _Redacting:
@@ -148,7 +150,9 @@ class _TextWriter:
         try:
             self._inner.close()
             self._fh.flush()
-            os.fsync(self._fh.fileno())
+            # a device or a pipe (``--out /dev/null``) cannot be fsynced (EINVAL)
+            if stat.S_ISREG(os.fstat(self._fh.fileno()).st_mode):
+                os.fsync(self._fh.fileno())
         finally:
             self._fh.close()
 

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..infra.outputs import write_text
 from ..infra.secrets import redact
 from .compare import compare_runs
 from .data import ChunkTable, RunInfo, build_model, read_results, sample_view
@@ -71,10 +72,7 @@ def write_report(path: str | os.PathLike[str], rows: Sequence[Mapping[str, Any]]
     target = Path(path)
     text = redact(render_report(rows, **kwargs))  # no key in a file we write
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, target)
-    return target
+    return write_text(target, text)
 
 
 _GENERIC_STEMS = {"results", "result", "scores", "out", "output"}

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..infra.outputs import write_text
 from .digest import clip, sample_lines
 from .gate import GateReport
 
@@ -111,7 +112,4 @@ def write_junit(path: str | os.PathLike[str], gate: GateReport) -> Path:
     """Write ``render_junit(gate)`` to ``path`` atomically."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp")
-    tmp.write_text(render_junit(gate), encoding="utf-8")
-    os.replace(tmp, target)
-    return target
+    return write_text(target, render_junit(gate))

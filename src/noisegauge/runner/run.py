@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
 from ..errors import InvalidSample, JudgeError, JudgeOutputError, JudgeUnavailable
+from ..infra.outputs import replacing
 from ..io.readers import Source
 from ..io.rows import RawRow, input_record, sample_record
 from ..io.writers import open_writer
@@ -216,14 +216,10 @@ def finalize(journal: Journal, rows: int, out: Path, fmt: str, metric_names: tup
     journal (only once the output is safely in place)."""
     # A fixed name: the journal's lock makes it ours, and a kill here leaves nothing stray.
     tmp = out.with_name(f".{out.name}.tmp")
-    writer = open_writer(tmp, fmt, metric_names)
-    try:
+    with replacing(out, tmp) as dest:  # /dev/null, a FIFO or a link: written through
+        writer = open_writer(dest, fmt, metric_names)
         for entry in journal.entries(rows):
             writer.add(entry["i"], entry["row"], entry.get("sample"), entry.get("verdicts"))
         writer.close()  # flushed and fsynced
-        os.replace(tmp, out)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
     fsync_dir(out.parent)
     journal.close(remove=True)

@@ -18,6 +18,7 @@ from typing import Any
 from ..engine.catalogue import family
 from ..engine.summary import MetricSummary
 from ..errors import InvalidInput, MissingDependency
+from ..infra.outputs import writes_through
 from ..infra.secrets import redact
 from ..io.ragchecker import RagcheckerWriter
 from ..io.writers import open_writer
@@ -117,6 +118,12 @@ class Report:
 
     def _write(self, path: str | os.PathLike[str], fmt: str) -> Path:
         target = Path(path)
+        if writes_through(target):  # /dev/null, a FIFO or a link: written through
+            writer = open_writer(target, fmt, self.metrics)
+            for row, r, s in zip(self.rows(), self.results, self.samples, strict=True):
+                writer.add(row["index"], row, s, r.verdicts.to_dict() if r.verdicts else None)
+            writer.close()
+            return target
         fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
                                     dir=target.parent if str(target.parent) else ".")
         os.close(fd)
