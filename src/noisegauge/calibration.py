@@ -57,14 +57,21 @@ def _label(value: Any, where: str) -> bool:
 def read_pairs(path: Path, samples: Path | None = None) -> list[Pair]:
     """Labelled pairs from ``path`` (see the module docstring for the two forms)."""
     rows = []
-    with open(path, encoding="utf-8") as f:
+    with open(path, encoding="utf-8", errors="surrogateescape") as f:
         for n, line in enumerate(f, 1):
+            # Garbage bytes decode to surrogates here so the line number can be named.
+            if any("\udc80" <= ch <= "\udcff" for ch in line):
+                raise InvalidInput(f"{path}:{n}: not UTF-8 text; expected one JSON object per line")
             if line.strip():
                 try:
-                    rows.append(json.loads(line))
+                    row = json.loads(line)
                 except json.JSONDecodeError as e:
                     raise InvalidInput(f"{path}:{n}: not JSON ({e.msg}); expected one object "
                                        "per line") from None
+                if not isinstance(row, dict):
+                    raise InvalidInput(f"{path}:{n}: not a JSON object; expected one object "
+                                       "per line")
+                rows.append(row)
     if rows and all("premise" in r for r in rows):
         out = []
         for n, r in enumerate(rows, 1):

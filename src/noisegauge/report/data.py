@@ -63,8 +63,12 @@ def iter_results(path: str | Path) -> Iterator[dict[str, Any]]:
     if not p.is_file():
         raise InvalidInput(f"{p}: no such results file")
     seen = False
-    with p.open(encoding="utf-8") as fh:
+    with p.open(encoding="utf-8", errors="surrogateescape") as fh:
         for n, line in enumerate(fh, 1):
+            # Garbage bytes decode to surrogates here so the line number can be named.
+            if any("\udc80" <= ch <= "\udcff" for ch in line):
+                raise InvalidInput(f"{p}, line {n}: not UTF-8 text; expected the JSONL that "
+                                   "`noisegauge score --out results.jsonl` writes")
             if not line.strip():
                 continue
             try:
