@@ -12,8 +12,8 @@ The differences that matter:
   ``main(get_judge("openai:gpt-4o-mini"))`` for an LLM judge, or ``main(FakeJudge())`` for
   the scripted one the tests use.
 
-Needs ``pip install 'noisegauge[tables]'`` (pandas, for ``results.to_pandas()``); the rest
-runs on a plain ``pip install noisegauge``.
+Needs ``pip install '.[tables]'`` (pandas, for ``results.to_pandas()``); the rest
+runs on a plain ``pip install .``.
 
 Run: ``python examples/batch_evaluation.py``
 """

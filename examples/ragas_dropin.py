@@ -8,7 +8,7 @@ is ``user_input``, the name Ragas itself has used since 0.2 (its ``evaluate()`` 
 
 It calls the model behind ``ChatOpenAI(model="gpt-4o-mini")``: set ``OPENAI_API_KEY`` (and
 ``OPENAI_BASE_URL`` for another OpenAI-compatible server). ``tests/test_ragas_dropin.py``
-runs it against the local fake server. Needs ``pip install 'noisegauge[langchain,hf]'``.
+runs it against the local fake server. Needs ``pip install '.[langchain,hf]'``.
 
 Run: ``python examples/ragas_dropin.py``
 """

@@ -67,7 +67,7 @@ def missing_module(output: str) -> str | None:
     if top == "noisegauge" or installed(top):
         return None
     extra = MODULE_EXTRA.get(top)
-    return f"pip install 'noisegauge[{extra}]'" if extra else f"pip install {top}"
+    return f"pip install '.[{extra}]'" if extra else f"pip install {top}"
 
 
 def require_extra(*extras: str) -> None:

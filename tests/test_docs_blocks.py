@@ -119,7 +119,7 @@ def test_batch_example_without_pandas_names_the_extra_its_docstring_gives(
     doc, done = _run_script(script, tmp_path, shadow=("pandas",))
     missing = _MISSING.search(done.stderr)
     assert done.returncode == 1 and missing, done.stderr[-3000:]
-    assert missing[1] == "pip install 'noisegauge[tables]'"
+    assert missing[1] == "pip install '.[tables]'"
     _documented_extra(script, doc, missing[1])
 
 

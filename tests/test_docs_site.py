@@ -64,6 +64,13 @@ def test_korean_pages_are_built(site: Path) -> None:
     assert "claim-matrix.svg" in (site / "ko/concepts/index.html").read_text(encoding="utf-8")
 
 
+def test_the_site_requests_no_google_fonts(site: Path) -> None:
+    # mkdocs-material links fonts.googleapis.com unless the theme says `font: false`
+    loading = [str(p.relative_to(site)) for p in site.rglob("*.html")
+               if "fonts.googleapis.com" in p.read_text(encoding="utf-8")]
+    assert not loading, loading[:5]
+
+
 def test_the_matrix_picture_is_what_the_example_gives() -> None:
     matrix = _script("claim_matrix")
     drawn = matrix.draw(matrix.sample_row())
@@ -78,7 +85,7 @@ def test_a_missing_docs_extra_names_the_install_line() -> None:
     done = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 2
-    assert "pip install 'noisegauge[docs]'" in done.stderr
+    assert "pip install '.[docs]'" in done.stderr
 
 
 def _links(markdown: str) -> list[str]:

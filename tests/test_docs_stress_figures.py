@@ -60,7 +60,7 @@ def test_the_counterfactual_figures_are_what_that_sweep_prints(tmp_path: Path) -
 
 
 def test_the_hard_negative_figures_are_what_that_sweep_prints(tmp_path: Path) -> None:
-    pytest.importorskip("sklearn", reason="pip install 'noisegauge[stress]'")
+    pytest.importorskip("sklearn", reason="pip install '.[stress]'")
     quoted = _HARD.search(README)
     assert quoted, "docs/how-to/stress.md: the hard-negative sentence changed shape; update this test"
     curve = _curve(tmp_path, "--strategy", "hard", "--pool", POOL)

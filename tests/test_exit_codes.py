@@ -105,7 +105,7 @@ def test_unreadable_inputs_exit_2_with_the_fix(tmp_path: Path) -> None:
                          "Add a header row"),
         "dupes.csv": (b"question,answer,answer,ground_truth,contexts\n", "more than once"),
         "bad.parquet": (b"PAR1 not really", "not a readable Parquet file"
-                        if importlib.util.find_spec("pyarrow") else "pip install 'noisegauge[tables]'"),
+                        if importlib.util.find_spec("pyarrow") else "pip install '.[tables]'"),
     }
     for name, (content, message) in cases.items():
         path = tmp_path / name

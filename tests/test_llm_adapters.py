@@ -98,7 +98,7 @@ def test_azure_client_reaches_its_deployment(server: FakeOpenAIServer,
 
 def test_langchain_chat_openai(server: FakeOpenAIServer,
                                reference: list[dict[str, Any]]) -> None:
-    lc = pytest.importorskip("langchain_openai", reason="pip install 'noisegauge[langchain]'")
+    lc = pytest.importorskip("langchain_openai", reason="pip install '.[langchain]'")
     model = lc.ChatOpenAI(model="fake", base_url=server.url, api_key=KEY, max_retries=0)
     judge = Faithfulness(llm=model).judge
     assert _values(judge) == reference
@@ -110,7 +110,7 @@ def test_langchain_chat_openai(server: FakeOpenAIServer,
 
 def test_ragas_wrappers(server: FakeOpenAIServer,
                         reference: list[dict[str, Any]]) -> None:
-    lc = pytest.importorskip("langchain_openai", reason="pip install 'noisegauge[langchain]'")
+    lc = pytest.importorskip("langchain_openai", reason="pip install '.[langchain]'")
 
     class LangchainLLMWrapper:  # ragas.llms.LangchainLLMWrapper's shape
         def __init__(self, langchain_llm: Any) -> None:
@@ -134,8 +134,8 @@ def test_real_ragas_wrappers(server: FakeOpenAIServer,
                              reference: list[dict[str, Any]]) -> None:
     """The installed Ragas' own LangchainLLMWrapper and llm_factory results (skipped without
     Ragas; .ci/run has no Ragas, see there, so run it in a venv with `pip install ragas`)."""
-    llms = pytest.importorskip("ragas.llms", reason="pip install 'noisegauge[ragas]'")
-    lc = pytest.importorskip("langchain_openai", reason="pip install 'noisegauge[langchain]'")
+    llms = pytest.importorskip("ragas.llms", reason="pip install '.[ragas]'")
+    lc = pytest.importorskip("langchain_openai", reason="pip install '.[langchain]'")
     wrapped = llms.LangchainLLMWrapper(lc.ChatOpenAI(model="fake", base_url=server.url,
                                                      api_key=KEY, max_retries=0))
     assert _values(NoiseSensitivity(llm=wrapped).judge) == reference
@@ -149,7 +149,7 @@ def test_litellm_model_string(server: FakeOpenAIServer,
                               reference: list[dict[str, Any]],
                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network for its price list
-    pytest.importorskip("litellm", reason="pip install 'noisegauge[litellm]'")
+    pytest.importorskip("litellm", reason="pip install '.[litellm]'")
     judge = get_judge("litellm:openai/fake", base_url=server.url, api_key=KEY)
     assert _values(judge) == reference
     ident = _no_key_in(judge)

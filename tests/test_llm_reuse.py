@@ -77,12 +77,12 @@ def _azure(cls: Any, url: str) -> Any:
 
 
 def _langchain(url: str) -> Any:
-    lc = pytest.importorskip("langchain_openai", reason="pip install 'noisegauge[langchain]'")
+    lc = pytest.importorskip("langchain_openai", reason="pip install '.[langchain]'")
     return lc.ChatOpenAI(model="fake", base_url=url, api_key=KEY, max_retries=0)
 
 
 def _litellm(url: str) -> Any:
-    pytest.importorskip("litellm", reason="pip install 'noisegauge[litellm]'")
+    pytest.importorskip("litellm", reason="pip install '.[litellm]'")
     return get_judge("litellm:openai/fake", base_url=url, api_key=KEY)
 
 

@@ -258,5 +258,5 @@ def test_a_missing_mlflow_gives_the_install_line(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", block, "score", str(EXAMPLE), "--mlflow", "-q"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 2
-    assert "pip install 'noisegauge[mlflow]'" in done.stderr
+    assert "pip install '.[mlflow]'" in done.stderr
     assert "noisegauge summary" not in done.stdout  # refused before any judging

@@ -399,7 +399,7 @@ def test_missing_openai_package_names_the_extra(monkeypatch):
 
     from noisegauge.errors import MissingDependency
     monkeypatch.setitem(sys.modules, "openai", None)
-    with pytest.raises(MissingDependency, match=r"pip install 'noisegauge\[openai\]'"):
+    with pytest.raises(MissingDependency, match=r"pip install '\.\[openai\]'"):
         get_judge("openai:gpt-4o-mini")
 
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-np = pytest.importorskip("numpy", reason="needs numpy: pip install 'noisegauge[stats]'")
-pytest.importorskip("scipy", reason="needs scipy: pip install 'noisegauge[stats]'")
+np = pytest.importorskip("numpy", reason="needs numpy: pip install '.[stats]'")
+pytest.importorskip("scipy", reason="needs scipy: pip install '.[stats]'")
 
 from noisegauge.people.ppi import (  # noqa: E402
     people_mean,

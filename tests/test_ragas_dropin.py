@@ -17,7 +17,7 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "ragas_dropin.py"
 def test_the_seed_batch_example_runs_with_only_its_imports_changed(
         fake_openai_server: FakeOpenAIServer) -> None:
     for module in ("langchain_openai", "datasets", "pandas"):
-        pytest.importorskip(module, reason="pip install 'noisegauge[langchain,hf,tables]'")
+        pytest.importorskip(module, reason="pip install '.[langchain,hf,tables]'")
     env = {**os.environ, "OPENAI_BASE_URL": fake_openai_server.url,
            "OPENAI_API_KEY": "sk-test-dropin"}
     out = subprocess.run([sys.executable, str(EXAMPLE)], capture_output=True, text=True,

@@ -53,7 +53,7 @@ def _rows(n: int) -> list[dict[str, Any]]:
 @pytest.fixture(scope="session")
 def ray_local() -> Iterator[Any]:
     """One small local Ray for the session (2 CPUs, no dashboard, a small object store)."""
-    ray = pytest.importorskip("ray", reason="Ray is not installed: pip install 'noisegauge[ray]'")
+    ray = pytest.importorskip("ray", reason="Ray is not installed: pip install '.[ray]'")
     saved = {k: os.environ.get(k) for k in RAY_ENV}
     os.environ.update(RAY_ENV)
     ray.init(num_cpus=2, include_dashboard=False, object_store_memory=200 * 1024 * 1024,
@@ -76,7 +76,7 @@ def test_import_noisegauge_loads_no_ray() -> None:
 
 def test_engine_ray_without_ray_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
-    with pytest.raises(MissingDependency, match=r"pip install 'noisegauge\[ray\]'"):
+    with pytest.raises(MissingDependency, match=r"pip install '\.\[ray\]'"):
         evaluate(_rows(12), engine="ray", cache=False, progress=False)
 
 

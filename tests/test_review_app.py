@@ -181,5 +181,5 @@ def test_missing_extra_names_the_install_line(rows: list[dict[str, Any]], tmp_pa
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, timeout=60)
     assert out.returncode == 2
-    assert "pip install 'noisegauge[review]'" in out.stderr
+    assert "pip install '.[review]'" in out.stderr
     assert not (tmp_path / "l.jsonl").exists()

@@ -34,7 +34,7 @@ def test_the_plot_install_line_prints_literally(tmp_path: Path,
     monkeypatch.setattr(plot, "plot_curve", missing)
     res = _stress(tmp_path / "out")
     assert res.exit_code == 0, res.output
-    assert "pip install 'noisegauge[plot]'" in res.stdout
+    assert "pip install '.[plot]'" in res.stdout
 
 
 def test_ctrl_c_exits_130_saying_what_was_kept(tmp_path: Path,

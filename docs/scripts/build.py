@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 #: The modules of the ``docs`` extra (pyproject.toml) and the line that installs them.
 MODULES = ("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers", "mkdocs_click")
-INSTALL = "pip install 'noisegauge[docs]'"
+INSTALL = "pip install '.[docs]'"
 
 
 def missing() -> list[str]:

@@ -5,7 +5,7 @@ report, opens it in headless Chromium (Debian's, driven by Playwright, the flags
 ``tests/test_report_browser.py``) and saves ``docs/img/report-overview.png`` and
 ``docs/img/report-sample.png`` (sample sb27: the Enterprise "90-day" misattributed to Pro).
 
-    python docs/scripts/screenshots.py              # needs: pip install 'noisegauge[report-test]'
+    python docs/scripts/screenshots.py              # needs: pip install '.[report-test]'
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def main() -> None:
     try:
         from playwright import sync_api
     except ImportError:
-        sys.exit("needs playwright: pip install 'noisegauge[report-test]'")
+        sys.exit("needs playwright: pip install '.[report-test]'")
     IMG.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         report = write_report(Path(tmp))

@@ -72,7 +72,7 @@ class MissingDependency(NoiseGaugeError, ImportError):
         self.extra = extra
         super().__init__(
             f"{feature} needs {packages}, which is not installed. "
-            f"Install it with: pip install 'noisegauge[{extra}]'"
+            f"Install it with: pip install '.[{extra}]'"
         )
 
 

@@ -216,7 +216,7 @@ def _make_judge(spec: str, settings: dict[str, Any]) -> Judge:
 @click.option("--strict", is_flag=True, help="Stop at the first error row of any kind (exit 2).")
 @quiet_option
 @click.option("--engine", type=click.Choice(("local", "ray")), default="local", show_default=True,
-              help="ray: judge blocks of rows on a Ray cluster (pip install 'noisegauge[ray]'); "
+              help="ray: judge blocks of rows on a Ray cluster (pip install '.[ray]'); "
                    "same output as local.")
 @click.option("--ray-address", metavar="ADDRESS",
               help="Ray cluster to join: auto (this machine's) or ray://HOST:10001 "

@@ -97,7 +97,7 @@ def _sweep_options(f: F) -> F:
                      show_default=True, help="Samples being judged at once."),
         click.option("--engine", type=click.Choice(("local", "ray")), default="local",
                      show_default=True, help="ray: judge the answers on a Ray cluster "
-                                             "(pip install 'noisegauge[ray]'); same results."),
+                                             "(pip install '.[ray]'); same results."),
         click.option("--ray-address", metavar="ADDRESS",
                      help="Ray cluster to join: auto or ray://HOST:10001 (default: a local Ray)."),
         click.option("--workers", type=click.IntRange(min=1), metavar="N",

@@ -43,7 +43,7 @@ def mlflow_options(f: F) -> F:
     wrapper = click.option("--mlflow", "mlflow_on", is_flag=True,
                            help="Log the run to MLflow ($MLFLOW_TRACKING_URI): params, metrics, "
                                 "artifacts; a failed gate marks it FAILED "
-                                "(pip install 'noisegauge[mlflow]').")(wrapper)
+                                "(pip install '.[mlflow]').")(wrapper)
     return wrapper  # type: ignore[return-value]
 
 

@@ -3,9 +3,9 @@
 The weights are read from site-packages (or a folder you name); nothing is downloaded.
 Two backends give the same vectors (mean-pooled, L2-normalised):
 
-- ``torch``: transformers + torch, like the NLI judge (``pip install 'noisegauge[embed]'``);
+- ``torch``: transformers + torch, like the NLI judge (``pip install '.[embed]'``);
 - ``onnx``: onnxruntime + tokenizers. The model is exported to ONNX once, with torch, into
-  the user cache directory (``pip install 'noisegauge[embed-onnx]'``); later runs need no torch
+  the user cache directory (``pip install '.[embed-onnx]'``); later runs need no torch
   code path at all and start faster.
 
 ``auto`` picks ``onnx`` when onnxruntime is installed and the export exists or can be made,

@@ -1,7 +1,7 @@
 """Aggregation across samples: mean, 95% interval, counts of n, undefined and errors.
 
 The interval is a bootstrap BCa interval (``scipy.stats.bootstrap``, 2,000 seeded resamples)
-when scipy is installed (``pip install 'noisegauge[stats]'``) and 10 <= n <= 1,000: metric
+when scipy is installed (``pip install '.[stats]'``) and 10 <= n <= 1,000: metric
 values are bounded, skewed and often piled up at 0 or 1, where a symmetric interval misleads.
 Otherwise it is a Student-t interval (beyond 1,000 values the two agree closely, and the
 bootstrap would cost seconds per metric). There is no interval for n < 2, and every interval

@@ -133,7 +133,7 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
     process. ``block_size``: rows per block of work sent to a process or a Ray worker.
 
     ``engine="ray"``: the rows are judged on a Ray cluster (``pip install
-    'noisegauge[ray]'``), in blocks of ``block_size`` rows (default: at least 4 blocks per
+    '.[ray]'``), in blocks of ``block_size`` rows (default: at least 4 blocks per
     worker, at most 256 rows each), ``workers`` blocks at once
     (default: the cluster's CPUs); ``ray_address``: None starts a local Ray (or uses the
     one already initialised), ``"auto"`` or ``"ray://HOST:PORT"`` joins a cluster. The

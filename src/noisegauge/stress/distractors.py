@@ -7,7 +7,7 @@ chunk came from, so a leaked claim can be traced back to it. Strategies:
 - ``pool``: random chunks from a user-given pool file;
 - ``others``: random relevant chunks of *other* golden questions (no pool needed);
 - ``hard``: the candidates (pool and other questions' chunks) most similar to the question,
-  ranked by TF-IDF (scikit-learn, ``pip install 'noisegauge[stress]'``) or a scorer you pass;
+  ranked by TF-IDF (scikit-learn, ``pip install '.[stress]'``) or a scorer you pass;
 - ``counterfactual``: copies of a relevant chunk with one number, date, SKU or plan name swapped
   (see ``counterfactual.py``), the RGB-style "looks right, is wrong" distractor.
 """
