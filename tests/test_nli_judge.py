@@ -336,7 +336,7 @@ def test_claims_come_from_the_extractor(model_dir: Path) -> None:
 
 def test_missing_backend_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "transformers", None)
-    with pytest.raises(MissingDependency, match=r"noisegauge\[nli\]"):
+    with pytest.raises(MissingDependency, match=r"pip install '\.\[nli\]'"):
         get_judge("nli:some/model")
 
 

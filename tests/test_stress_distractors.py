@@ -135,7 +135,7 @@ def test_hard_negatives_without_scikit_learn_say_what_to_install(
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_sklearn)
-    with pytest.raises(MissingDependency, match=r"noisegauge\[stress\]"):
+    with pytest.raises(MissingDependency, match=r"pip install '\.\[stress\]'"):
         HardNegatives(items)
 
 
