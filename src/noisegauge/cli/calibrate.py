@@ -22,6 +22,7 @@ from ..calibration import (
 )
 from ..errors import MissingDependency, NoiseGaugeError
 from .console import cli_logging, quiet_option
+from .paths import refuse_clobber
 
 __all__ = ["calibrate"]
 
@@ -82,6 +83,8 @@ def calibrate(labels: Path, judges: tuple[str, ...], samples: Path | None, save:
 def _calibrate(labels: Path, judges: tuple[str, ...], samples: Path | None, save: Path | None,
                base_url: str | None, seed: int) -> None:
     from ..judges.registry import get_judge
+
+    refuse_clobber({"--save": save}, {"LABELS": labels, "--samples": samples})
 
     try:
         pairs = read_pairs(labels, samples)

@@ -18,6 +18,7 @@ from rich.table import Table
 from ..errors import NoiseGaugeError
 from .console import error, note, stdout
 from .gates import Gate, check_gates, parse_gates
+from .paths import refuse_clobber
 
 if TYPE_CHECKING:
     from ..people.estimate import Estimate
@@ -132,6 +133,7 @@ def estimate(results: Path, labels_path: Path, confidence: float, json_path: Pat
     from ..people import estimate as run_estimate
     from ..report import read_results
 
+    refuse_clobber({"--json": json_path}, {"RESULTS": results, "--labels": labels_path})
     gates = parse_gates(fail_above, "above") + parse_gates(fail_below, "below")
     try:
         rows = read_results(results)

@@ -15,6 +15,7 @@ import click
 from ..errors import NoiseGaugeError
 from ..infra.outputs import replacing
 from .console import error, stdout
+from .paths import refuse_clobber
 
 if TYPE_CHECKING:
     from ..leaks.aggregate import Leaks, LeakTally
@@ -66,6 +67,8 @@ def leaks(results: Path, top: int | None, json_out: Path | None, topk: bool,
     Exit codes: 0 done; 2 RESULTS unreadable or not results, or OUT not writable.
     """
     from ..leaks.aggregate import LeakTally
+
+    refuse_clobber({"--json": json_out}, {"RESULTS": results})
     from ..leaks.render import sources_table, topk_table
     from ..leaks.text import agreement_line, cumulative_line, source_label
     from ..leaks.topk import CAVEAT

@@ -13,6 +13,7 @@ from rich.console import Console
 
 from ..errors import NoiseGaugeError
 from .console import error, quiet_option
+from .paths import refuse_clobber
 
 __all__ = ["report"]
 
@@ -47,6 +48,8 @@ def report(results: Path | None, out: Path, compare: Path | None, stress: Path |
     from ..report import file_info, read_results, run_label, write_report
     from ..report.data import fill_inputs
 
+    refuse_clobber({"--out": out}, {"RESULTS": results, "--compare": compare, "--stress": stress,
+                                    "--input": input_path, "--labels": labels_path})
     err = Console(stderr=True, highlight=False, markup=False)
     try:
         if results is None:

@@ -57,6 +57,7 @@ from .console import cli_logging, error, note, quiet_option, stdout
 from .estimate import estimate_gates, gate_on_option, print_estimate
 from .gates import Gate, check_gates, parse_gates
 from .judging import check_canaries, endpoint_lines, summary_usage_line
+from .paths import refuse_clobber
 from .tracking import MlflowTarget, mlflow_options, track
 
 if TYPE_CHECKING:
@@ -273,8 +274,9 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
     gates = parse_gates(fail_above, "above") + parse_gates(fail_below, "below")
     if no_cache and cache_path is not None:
         raise click.UsageError("--cache and --no-cache contradict each other")
-    if out is not None and input_path.exists() and out.exists() and out.samefile(input_path):
-        raise click.UsageError("--out would overwrite INPUT; choose another file")
+    refuse_clobber({"--out": out, "--report": report_path, "--junit": junit_path,
+                    "--markdown": markdown_path},
+                   {"INPUT": input_path, "--labels": labels_path, "--config": config_path})
     if engine == "local" and ray_address is not None:
         raise click.UsageError("--ray-address needs --engine ray")
     if gate_on == "corrected" and labels_path is None:
