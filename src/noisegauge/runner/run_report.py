@@ -18,7 +18,7 @@ from typing import Any
 from ..engine.catalogue import family
 from ..engine.summary import MetricSummary
 from ..errors import InvalidInput, MissingDependency
-from ..infra.outputs import writes_through
+from ..infra.outputs import replacing
 from ..infra.secrets import redact
 from ..io.ragchecker import RagcheckerWriter
 from ..io.writers import open_writer
@@ -118,25 +118,19 @@ class Report:
 
     def _write(self, path: str | os.PathLike[str], fmt: str) -> Path:
         target = Path(path)
-        if writes_through(target):  # /dev/null, a FIFO or a link: written through
-            writer = open_writer(target, fmt, self.metrics)
-            for row, r, s in zip(self.rows(), self.results, self.samples, strict=True):
-                writer.add(row["index"], row, s, r.verdicts.to_dict() if r.verdicts else None)
-            writer.close()
-            return target
         fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
                                     dir=target.parent if str(target.parent) else ".")
         os.close(fd)
         tmp = Path(name)
         try:
-            writer = open_writer(tmp, fmt, self.metrics)
-            for row, r, s in zip(self.rows(), self.results, self.samples, strict=True):
-                writer.add(row["index"], row, s, r.verdicts.to_dict() if r.verdicts else None)
-            writer.close()
-            os.replace(tmp, target)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+            # /dev/null, a FIFO or a link: written through; a regular file: tmp, then renamed
+            with replacing(target, tmp) as dest:
+                writer = open_writer(dest, fmt, self.metrics)
+                for row, r, s in zip(self.rows(), self.results, self.samples, strict=True):
+                    writer.add(row["index"], row, s, r.verdicts.to_dict() if r.verdicts else None)
+                writer.close()
+        finally:
+            tmp.unlink(missing_ok=True)  # unused when written through
         return target
 
     def to_jsonl(self, path: str | os.PathLike[str]) -> Path:
