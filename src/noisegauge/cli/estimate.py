@@ -16,6 +16,7 @@ from rich import box
 from rich.table import Table
 
 from ..errors import NoiseGaugeError
+from ..infra.outputs import write_text
 from .console import error, note, stdout
 from .gates import Gate, check_gates, parse_gates
 from .paths import refuse_clobber
@@ -47,7 +48,8 @@ def _num(x: float | None) -> str:
 def estimate_table(est: Estimate) -> Table:
     pct = f"{est.confidence:.0%}"
     table = Table(title=f"checked by people ({len(est.labelled) + len(est.from_values)} labelled "
-                        f"of {est.samples} samples; {pct} intervals)",
+                        f"of {est.samples} samples, {est.design} design; {pct} intervals for "
+                        f"the {est.target} target)",
                   title_justify="left", box=box.SIMPLE_HEAD)
     table.add_column("metric", no_wrap=True)
     for col in ("judge", "people", f"{pct} CI", "n", "corrected", f"{pct} CI ", "n/N"):
@@ -82,6 +84,15 @@ def print_estimate(est: Estimate) -> None:
     if undefined:
         console.print("undefined on one side only (left out of corrected): "
                       + "; ".join(undefined))
+    halves = [f"{n} {m.halve_at}" for n, m in est.metrics.items() if m.halve_at is not None]
+    if halves:
+        console.print("labels for half the corrected interval: " + ", ".join(halves[:4])
+                      + (" ..." if len(halves) > 4 else ""))
+    saved = [(n, m.uniform_equivalent - m.corrected.n) for n, m in est.metrics.items()
+             if m.uniform_equivalent is not None and est.design != "uniform"]
+    if saved:
+        console.print(f"labels saved by the {est.design} design against uniform (estimated): "
+                      + ", ".join(f"{n} {s:+.0f}" for n, s in saved[:4]))
     for line in est.notes():
         note(f"note: {line}")
 
@@ -113,6 +124,13 @@ def estimate_gates(gates: list[Gate], est: Estimate, on: str) -> list[str]:
               help="LABELS.jsonl from `noisegauge review` (or rows of per-sample values).")
 @click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=0.9, show_default=True, help="Confidence of the intervals.")
+@click.option("--plan", "plan_path", type=click.Path(path_type=Path, dir_okay=False, exists=True),
+              help="PLAN.jsonl from `noisegauge sample`: the estimate weights each label by "
+                   "1/p (labels outside the plan are left out, and said so).")
+@click.option("--target", type=click.Choice(["finite", "superpopulation"]), default="finite",
+              show_default=True,
+              help="finite: the mean over the N scored samples (the interval shrinks as n "
+                   "nears N); superpopulation: the mean of the process that made them.")
 @click.option("--json", "json_path", type=click.Path(path_type=Path, dir_okay=False),
               help="Write the estimates as JSON.")
 @click.option("--fail-above", multiple=True, metavar="METRIC=VALUE",
@@ -120,7 +138,8 @@ def estimate_gates(gates: list[Gate], est: Estimate, on: str) -> list[str]:
 @click.option("--fail-below", multiple=True, metavar="METRIC=VALUE",
               help="Exit 1 unless the corrected interval is all >= VALUE (repeatable).")
 @gate_on_option("corrected")
-def estimate(results: Path, labels_path: Path, confidence: float, json_path: Path | None,
+def estimate(results: Path, labels_path: Path, confidence: float, plan_path: Path | None,
+             target: str, json_path: Path | None,
              fail_above: tuple[str, ...], fail_below: tuple[str, ...], gate_on: str) -> None:
     """Correct every metric of RESULTS with people's labels in LABELS.
 
@@ -133,11 +152,16 @@ def estimate(results: Path, labels_path: Path, confidence: float, json_path: Pat
     from ..people import estimate as run_estimate
     from ..report import read_results
 
-    refuse_clobber({"--json": json_path}, {"RESULTS": results, "--labels": labels_path})
+    from ..people.design import read_plan
+
+    refuse_clobber({"--json": json_path}, {"RESULTS": results, "--labels": labels_path,
+                                           "--plan": plan_path})
     gates = parse_gates(fail_above, "above") + parse_gates(fail_below, "below")
     try:
         rows = read_results(results)
-        est = run_estimate(rows, labels_path, confidence)
+        plan = None if plan_path is None else read_plan(plan_path)
+        est = run_estimate(rows, labels_path, confidence, plan=plan,
+                           target=target)  # type: ignore[arg-type]
     except NoiseGaugeError as exc:
         error(str(exc))
         sys.exit(2)
@@ -150,7 +174,7 @@ def estimate(results: Path, labels_path: Path, confidence: float, json_path: Pat
     print_estimate(est)
     if json_path is not None:
         json_path.parent.mkdir(parents=True, exist_ok=True)
-        json_path.write_text(json.dumps(est.to_dict(), indent=2) + "\n", encoding="utf-8")
+        write_text(json_path, json.dumps(est.to_dict(), indent=2) + "\n")
         stdout().print(f"estimates: {json_path}")
     failed = estimate_gates(gates, est, gate_on)
     for message in failed:

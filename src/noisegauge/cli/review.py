@@ -54,12 +54,15 @@ def bind(port: int) -> socket.socket:
 @click.option("--seed", type=int,
               help="Seed of the random order (default: as LABELS's session, else random and "
                    "recorded there).")
+@click.option("--plan", "plan_path", type=click.Path(path_type=Path, dir_okay=False),
+              help="PLAN.jsonl from `noisegauge sample`: review its samples in its order "
+                   "(default: the plan LABELS's session used, if any).")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="Port on 127.0.0.1 (0: a free one).")
 @click.option("--no-browser", is_flag=True, help="Print the URL but do not open a browser.")
-def review(results: Path, labels_path: Path, n: int | None, seed: int | None, port: int,
-           no_browser: bool) -> None:
-    """Label a uniform random sample of RESULTS in your browser, one sample at a time.
+def review(results: Path, labels_path: Path, n: int | None, seed: int | None,
+           plan_path: Path | None, port: int, no_browser: bool) -> None:
+    """Label a uniform random sample of RESULTS (or a --plan's) in your browser, one at a time.
 
     For each claim of the answer: correct, wrong and stated in chunk(s), or wrong and in no
     chunk; for each chunk: relevant or not. Label before showing the judge's verdicts (a
@@ -74,8 +77,15 @@ def review(results: Path, labels_path: Path, n: int | None, seed: int | None, po
     except ImportError:
         error(str(MissingDependency("noisegauge review", "review", "starlette and uvicorn")))
         sys.exit(2)
+    from ..people.design import read_plan
+    from ..people.labels import LabelFile, fold
+
     try:
-        state, _ = open_state(read_results(results), labels_path, n, seed)
+        if plan_path is None and seed is None and n is None:  # resume the session's plan
+            session = fold(*LabelFile(labels_path).read()).session or {}
+            plan_path = Path(session["plan"]) if session.get("plan") else None
+        plan = None if plan_path is None else (str(plan_path), read_plan(plan_path))
+        state, _ = open_state(read_results(results), labels_path, n, seed, plan)
     except (NoiseGaugeError, OSError) as exc:
         error(str(exc))
         sys.exit(2)
@@ -88,7 +98,8 @@ def review(results: Path, labels_path: Path, n: int | None, seed: int | None, po
     state.port = sock.getsockname()[1]
     url = state.url
     out = stdout()
-    out.print(f"reviewing {len(state.order)} samples of {results} (seed {state.seed}); "
+    drawn = f"plan {plan_path}" if plan_path is not None else f"seed {state.seed}"
+    out.print(f"reviewing {len(state.order)} samples of {results} ({drawn}); "
               f"labels: {labels_path}")
     out.print(f"open: {url}")
     out.print("Ctrl-C to stop; every label is already saved.")
@@ -104,5 +115,6 @@ def review(results: Path, labels_path: Path, n: int | None, seed: int | None, po
     finally:
         sock.close()
     p = state.progress(state.current())
+    with_plan = "" if plan_path is None else f" --plan {plan_path}"
     note(f"{p['done']} of {p['total']} labelled ({p['skipped']} skipped); next: "
-         f"noisegauge estimate {results} --labels {labels_path}")
+         f"noisegauge estimate {results} --labels {labels_path}{with_plan}")

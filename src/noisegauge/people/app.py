@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInput, MissingDependency
+from .design import Plan
 from .human import is_complete
 from .labels import LabelFile, SampleLabels, digest_of, fold, sample_key
 
@@ -73,6 +74,7 @@ class ReviewState:
     seed: int
     token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     port: int = 0
+    plan: Plan | None = None  # the designed order under review (``noisegauge sample``)
 
     def __post_init__(self) -> None:
         self.by_key = {sample_key(r, i): r for i, r in enumerate(self.rows)}
@@ -218,7 +220,7 @@ def build_app(state: ReviewState) -> Any:
         from .estimate import estimate
 
         try:
-            est = estimate(state.rows, state.labels.path)
+            est = estimate(state.rows, state.labels.path, plan=state.plan)
         except (InvalidInput, MissingDependency) as exc:
             return JSONResponse({"error": str(exc)}, status_code=400, headers=headers)
         return JSONResponse({**est.to_dict(), "notes": est.notes()}, headers=headers)
@@ -235,13 +237,30 @@ def build_app(state: ReviewState) -> Any:
 
 
 def open_state(rows: Sequence[Mapping[str, Any]], labels_path: str | Path, n: int | None,
-               seed: int | None) -> tuple[ReviewState, bool]:
+               seed: int | None, plan: tuple[str, Plan] | None = None,
+               ) -> tuple[ReviewState, bool]:
     """The review of ``rows`` into LABELS: the order of the session LABELS records unless
-    ``seed`` (or ``n``) says otherwise, then recorded. Returns the state and whether a new
-    session was written."""
+    ``seed`` (or ``n``) says otherwise, then recorded; ``plan`` (its path and ids): that
+    order instead (``noisegauge sample``). Returns the state and whether a new session was
+    written."""
     file = LabelFile(labels_path)
     events, bad = file.read()
     session = fold(events, bad).session or {}
+    if plan is not None:
+        path, designed = plan
+        ids = designed.ids
+        keys = {sample_key(r, i) for i, r in enumerate(rows) if r.get("status") != "error"}
+        missing = [k for k in ids if k not in keys]
+        if missing:
+            raise InvalidInput(f"{path}: {len(missing)} planned sample(s) are not in the results "
+                               f"(e.g. {missing[0]}); make the plan from these results")
+        order = list(ids)[:n] if n is not None else list(ids)
+        state = ReviewState(list(rows), file, order, int(session.get("seed") or 0))
+        state.plan = designed
+        new = (session.get("plan"), session.get("n")) != (str(path), len(order))
+        if new:
+            file.append({"kind": "session", "plan": str(path), "n": len(order)})
+        return state, new
     new = seed is not None or n is not None or not session
     use_seed = seed if seed is not None else session.get("seed")
     if use_seed is None:

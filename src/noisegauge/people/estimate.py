@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..engine.catalogue import METRIC_NAMES
 from ..engine.evidence import Bucket
@@ -26,6 +26,9 @@ from ..errors import InvalidInput
 from .human import HumanSample, human_sample, is_complete
 from .labels import Labels, digest_of, read_labels, sample_key
 from .ppi import MeanEstimate, people_mean, ppi_mean
+
+if TYPE_CHECKING:
+    from .design import Plan, Target
 
 __all__ = ["Agreement", "Estimate", "MetricEstimate", "RULE", "estimate"]
 
@@ -47,13 +50,20 @@ class MetricEstimate:
     corrected: MeanEstimate
     judge_undefined: int = 0     # labelled, people defined it, the judge did not
     human_undefined: int = 0     # labelled, the judge defined it, people did not
+    #: labels for half the corrected interval's width (finite target), None when unknown
+    halve_at: int | None = None
+    #: uniformly drawn labels the uniform corrected estimate would need for this width
+    uniform_equivalent: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         h, c = self.human, self.corrected
+        eq = self.uniform_equivalent
         return {"judge": {"estimate": self.judge, "n": self.judge_n},
                 "human": {"estimate": h.estimate, "low": h.low, "high": h.high, "n": h.n},
                 "corrected": {"estimate": c.estimate, "low": c.low, "high": c.high, "n": c.n,
-                              "N": c.N, "lam": c.lam},
+                              "N": c.N, "lam": c.lam, "halve_at": self.halve_at,
+                              "uniform_equivalent": None if eq is None else round(eq, 1),
+                              "labels_saved": None if eq is None else round(eq - c.n, 1)},
                 "judge_undefined": self.judge_undefined,
                 "human_undefined": self.human_undefined}
 
@@ -93,21 +103,33 @@ class Estimate:
     agreement: Agreement
     bad_lines: list[int] = field(default_factory=list)
     rule: str = RULE
+    design: str = "uniform"
+    target: str = "finite"
+    outside_plan: list[str] = field(default_factory=list)  # labelled, not in PLAN: left out
+    plan_labelled: tuple[int, int] | None = None            # (labelled, planned)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"confidence": self.confidence,
+        return {"confidence": self.confidence, "design": self.design, "target": self.target,
                 "metrics": {name: m.to_dict() for name, m in self.metrics.items()},
                 "samples": {"N": self.samples, "labelled": len(self.labelled),
                             "from_values": len(self.from_values),
                             "skipped": [{"id": i, "reason": r} for i, r in self.skipped],
                             "incomplete": self.incomplete, "stale": self.stale,
                             "unknown": self.unknown, "looked": self.looked,
-                            "unreadable_lines": self.bad_lines},
+                            "unreadable_lines": self.bad_lines,
+                            "outside_plan": self.outside_plan},
                 "agreement": self.agreement.to_dict(), "rule": self.rule}
 
     def notes(self) -> list[str]:
         """What weakens the numbers, in words (printed under the table)."""
         out = []
+        if self.outside_plan:
+            out.append(f"{len(self.outside_plan)} labelled sample(s) are not in the plan: left "
+                       f"out of the {self.design} estimate ({', '.join(self.outside_plan[:3])})")
+        if self.plan_labelled and self.plan_labelled[0] < self.plan_labelled[1]:
+            m, n = self.plan_labelled
+            out.append(f"{m} of the plan's {n} samples labelled: probabilities rescaled to the "
+                       f"{m} (exact when labelled in the plan's order)")
         if self.skipped:
             out.append(f"{len(self.skipped)} sample(s) skipped: the labelled ones are no longer a "
                        "uniform random sample (" + "; ".join(f"{i}: {r}" for i, r in
@@ -154,11 +176,16 @@ def _agreement(rows: Mapping[str, Mapping[str, Any]], people: Mapping[str, Human
 
 
 def estimate(rows: Sequence[Mapping[str, Any]], labels: Labels | str | os.PathLike[str],
-             confidence: float = 0.9, metrics: Sequence[str] | None = None) -> Estimate:
+             confidence: float = 0.9, metrics: Sequence[str] | None = None,
+             plan: Plan | None = None, target: Target = "finite") -> Estimate:
     """People's labels (a ``Labels`` or the LABELS path) against result ``rows`` (the
-    ``score --out`` JSONL shape)."""
+    ``score --out`` JSONL shape). ``plan``: the ``noisegauge sample`` plan the labelled
+    samples were drawn by (None: a uniform draw, as ``review`` makes it); ``target``: the
+    mean over these N samples ("finite") or over the process that made them."""
     if not 0 < confidence < 1:
         raise InvalidInput(f"confidence must be between 0 and 1 (e.g. 0.9), got {confidence}")
+    if target not in ("finite", "superpopulation"):
+        raise InvalidInput(f"target must be finite or superpopulation, got {target!r}")
     lab = labels if isinstance(labels, Labels) else read_labels(labels)
     by_key: dict[str, Mapping[str, Any]] = {}
     for i, row in enumerate(rows):
@@ -183,6 +210,17 @@ def estimate(rows: Sequence[Mapping[str, Any]], labels: Labels | str | os.PathLi
             incomplete.append(key)
     values = {k: v for k, v in lab.values.items() if k in by_key}
     unknown = sorted((set(lab.samples) | set(lab.values)) - set(by_key))
+    labelled = sorted(set(people) | set(values))
+    outside: list[str] = []
+    if plan is None:
+        probs = {k: (len(labelled) / len(by_key), "") for k in labelled} if by_key else {}
+        plan_labelled = None
+    else:
+        in_plan = set(plan.ids)
+        outside = [k for k in labelled if k not in in_plan]
+        probs = plan.probabilities([k for k in plan.ids if k in set(labelled)])
+        plan_labelled = (len(probs), len(plan.rows))
+    design = "uniform" if plan is None else plan.design
     names = list(metrics or METRIC_NAMES)
     out: dict[str, MetricEstimate] = {}
     for name in names:
@@ -193,13 +231,16 @@ def estimate(rows: Sequence[Mapping[str, Any]], labels: Labels | str | os.PathLi
         for key, vals in values.items():
             if name in vals:
                 human[key] = vals[name]
+        human = {k: v for k, v in human.items() if k in probs}
         if not human:
             continue
-        out[name] = _metric(name, by_key, human, confidence)
+        out[name] = _metric(name, by_key, human, confidence, design, target, probs)
     return Estimate(confidence=confidence, metrics=out, samples=len(by_key),
                     labelled=sorted(people), from_values=sorted(values), skipped=skipped,
                     incomplete=incomplete, stale=stale, unknown=unknown, looked=looked,
-                    agreement=_agreement(by_key, people), bad_lines=lab.bad_lines)
+                    agreement=_agreement(by_key, people), bad_lines=lab.bad_lines,
+                    design=design, target=target, outside_plan=outside,
+                    plan_labelled=plan_labelled)
 
 
 def _judge_value(row: Mapping[str, Any], name: str) -> float | None:
@@ -207,12 +248,40 @@ def _judge_value(row: Mapping[str, Any], name: str) -> float | None:
     return None if v is None else float(v)
 
 
+def _designed(y: list[float], f: list[float], pi: list[float], strata: list[str],
+              f_total: float, big_n: float, confidence: float, target: Target,
+              lam: float | None = None) -> tuple[MeanEstimate, float | None]:
+    """The designed estimate of one metric (``design.designed_mean_arrays`` on one
+    replication) and its variance; people only (with its bound) when it cannot be made."""
+    from .design import designed_mean_arrays
+    from .ppi import numpy, quantile
+
+    np = numpy()
+    n = len(y)
+    if n < 3:
+        base = people_mean(y, confidence)
+        return MeanEstimate(base.estimate, base.low, base.high, n, int(big_n), 0.0), None
+    codes = {s: i for i, s in enumerate(sorted(set(strata)))}
+    st = np.asarray([[codes[s] for s in strata]])
+    est, half, lam_bar = designed_mean_arrays(
+        np.asarray([y]), np.asarray([f]), np.asarray([pi]), st, f_total, big_n, confidence,
+        target, lam)
+    e, h = float(est[0]), float(np.ravel(half)[0])
+    low, high = max(0.0, e - h), min(1.0, e + h)
+    q = quantile(confidence, max(n - len(codes), 1))
+    return MeanEstimate(e, low, high, n, int(big_n), float(lam_bar[0])), (h / q) ** 2
+
+
 def _metric(name: str, rows: Mapping[str, Mapping[str, Any]], human: Mapping[str, float | None],
-            confidence: float) -> MetricEstimate:
+            confidence: float, design: str = "uniform", target: Target = "finite",
+            probs: Mapping[str, tuple[float, str]] | None = None) -> MetricEstimate:
+    from .design import halve_at, uniform_equivalent
+
     judge = {k: _judge_value(r, name) for k, r in rows.items()}
     defined = [v for v in judge.values() if v is not None]
+    probs = probs or {k: (len(human) / len(rows), "") for k in human}
     y_people = [v for v in human.values() if v is not None]
-    y, f = [], []
+    y, f, pi, strata = [], [], [], []
     judge_undefined = human_undefined = 0
     for key, value in human.items():
         jv = judge[key]
@@ -224,9 +293,30 @@ def _metric(name: str, rows: Mapping[str, Mapping[str, Any]], human: Mapping[str
             continue
         y.append(value)
         f.append(jv)
+        pi.append(probs[key][0])
+        strata.append(probs[key][1])
     f_u = [v for k, v in judge.items() if v is not None and k not in human]
+    n_pop = len(f) + len(f_u)
+    if design == "uniform":
+        people = people_mean(y_people, confidence)
+    else:  # a weighted draw: people's own mean must be weighted too (weight 0 on the judge)
+        yp = [(v, probs[k][0], probs[k][1]) for k, v in human.items() if v is not None]
+        w_n = sum(1 / p for _, p, _ in yp)
+        people = _designed([v for v, _, _ in yp], [0.0] * len(yp), [p for _, p, _ in yp],
+                           [s for _, _, s in yp], 0.0, w_n, confidence, target, 0.0)[0]
+        people = MeanEstimate(people.estimate, people.low, people.high, people.n)
+    halve: int | None = None
+    equivalent: float | None = None
+    if design == "uniform" and target == "superpopulation":
+        corrected = ppi_mean(y, f, f_u, confidence)  # PPI++ as ppi_py makes it (cross-fitted)
+    else:
+        corrected, var = _designed(y, f, pi, strata, sum(f) + sum(f_u), float(n_pop),
+                                   confidence, target)
+        if var is not None and target == "finite":
+            halve = halve_at(len(y), n_pop)
+            equivalent = uniform_equivalent(y, f, pi, var, n_pop) if design != "uniform" \
+                else float(len(y))
     return MetricEstimate(name=name, judge=(sum(defined) / len(defined)) if defined else None,
-                          judge_n=len(defined), human=people_mean(y_people, confidence),
-                          corrected=ppi_mean(y, f, f_u, confidence),
-                          judge_undefined=judge_undefined, human_undefined=human_undefined)
-
+                          judge_n=len(defined), human=people, corrected=corrected,
+                          judge_undefined=judge_undefined, human_undefined=human_undefined,
+                          halve_at=halve, uniform_equivalent=equivalent)
