@@ -121,7 +121,9 @@ def measure(pairs: list[tuple[dict[str, Any], dict[str, Any]]], metric: str, n: 
     out["today"] = (float(np.mean(np.abs(est - truth) <= half)), float(half.mean() / h.mean()))
     for design in DESIGNS:
         order, pi = draw(design, n, u, strata, rng)
-        take = lambda x: np.take_along_axis(np.broadcast_to(x, shape), order, -1)  # noqa: E731
+        def take(x: Any, order: Any = order) -> Any:
+            return np.take_along_axis(np.broadcast_to(x, shape), order, -1)
+
         s = take(strata) if design == "stratified" else np.zeros(order.shape, int)
         est, half, _ = designed_mean_arrays(take(y), take(f), take(pi), s, float(f.sum()),
                                             float(big_n), CONFIDENCE)

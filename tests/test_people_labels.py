@@ -204,7 +204,8 @@ def test_estimate_cli_json_shape_and_gates(rows: list[dict[str, Any]], tmp_path:
     out = _cli("estimate", str(results), "--labels", str(tmp_path / "l.jsonl"),
                "--confidence", "0.8", "--json", str(tmp_path / "e.json"))
     assert out.returncode == 0, out.stderr
-    assert "checked by people (12 labelled of 29 samples; 80% intervals)" in out.stdout
+    assert "checked by people (12 labelled of 29 samples, uniform design; 80% intervals for " \
+        "the finite target)" in out.stdout
     data = json.loads((tmp_path / "e.json").read_text())
     assert data["confidence"] == 0.8
     assert set(data["metrics"]) == set(METRIC_NAMES)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from noisegauge.people.app import review_order
+from noisegauge.people.design import read_plan
 from noisegauge.people.labels import LabelFile, digest_of, sample_key
 from noisegauge.report import read_results
 
@@ -46,14 +47,15 @@ def author_events(row: Mapping[str, Any], key: str) -> list[dict[str, Any]]:
 
 
 def write_labels(rows: Sequence[Mapping[str, Any]], out: Path, n: int, seed: int,
-                 skip_first: int = 0) -> int:
-    """Label the first ``n`` samples of the review order (after ``skip_first``); returns how
-    many were labelled."""
+                 skip_first: int = 0, order: Sequence[str] | None = None) -> int:
+    """Label the first ``n`` samples of the review order (after ``skip_first``), or of
+    ``order`` (a plan's ids); returns how many were labelled."""
     by_key = {sample_key(r, i): r for i, r in enumerate(rows)}
     file = LabelFile(out)
     file.append({"kind": "session", "seed": seed, "n": n})
     done = 0
-    for key in review_order(rows, seed, n)[skip_first:]:
+    keys = list(order)[:n] if order is not None else review_order(rows, seed, n)
+    for key in keys[skip_first:]:
         events = author_events(by_key[key], key)
         for event in events:
             file.append(event)
@@ -67,11 +69,14 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--n", type=int, default=20)
     parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--plan", type=Path, help="label the samples of this PLAN, in order")
     args = parser.parse_args()
     if args.out.exists():
         parser.error(f"{args.out} exists; LABELS is append-only, choose a new file")
-    done = write_labels(read_results(args.results), args.out, args.n, args.seed)
-    print(f"labelled {done} of the first {args.n} samples (seed {args.seed}): {args.out}")
+    order = None if args.plan is None else read_plan(args.plan).ids
+    done = write_labels(read_results(args.results), args.out, args.n, args.seed, order=order)
+    drawn = f"plan {args.plan}" if args.plan else f"seed {args.seed}"
+    print(f"labelled {done} of the first {args.n} samples ({drawn}): {args.out}")
 
 
 if __name__ == "__main__":

@@ -150,9 +150,8 @@ def estimate(results: Path, labels_path: Path, confidence: float, plan_path: Pat
     and people labelled without looking at the judge first.
     """
     from ..people import estimate as run_estimate
-    from ..report import read_results
-
     from ..people.design import read_plan
+    from ..report import read_results
 
     refuse_clobber({"--json": json_path}, {"RESULTS": results, "--labels": labels_path,
                                            "--plan": plan_path})

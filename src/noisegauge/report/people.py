@@ -50,6 +50,11 @@ def people_section(est: Estimate) -> Html:
              "the judge's errors and the judge's values on the other samples narrowing the "
              "interval. It holds if the labelled samples are a uniform random sample and "
              "people labelled before looking at the judge's verdicts.")
+    halves = sorted({m.halve_at for m in est.metrics.values() if m.halve_at is not None})
+    intro += (f" Design: {est.design} (each label weighted by 1 / its inclusion probability); "
+              f"target: {'the mean over these ' + str(est.samples) + ' samples' if est.target == 'finite' else 'the superpopulation mean'}."
+              + (f" About {halves[-1]} labels would halve the corrected intervals." if halves
+                 else ""))
     return el("section", {"class": "panel", "id": "p-people", "data-tab": "people"},
               el("h2", {"class": "section"}, "Checked by people"),
               el("p", {"class": "muted"}, intro),
