@@ -253,8 +253,8 @@ def _designed(y: list[float], f: list[float], pi: list[float], strata: list[str]
               lam: float | None = None) -> tuple[MeanEstimate, float | None]:
     """The designed estimate of one metric (``design.designed_mean_arrays`` on one
     replication) and its variance; people only (with its bound) when it cannot be made."""
-    from .design import designed_mean_arrays
-    from .ppi import numpy, quantile
+    from .design import designed_mean_parts
+    from .ppi import numpy
 
     np = numpy()
     n = len(y)
@@ -263,13 +263,12 @@ def _designed(y: list[float], f: list[float], pi: list[float], strata: list[str]
         return MeanEstimate(base.estimate, base.low, base.high, n, int(big_n), 0.0), None
     codes = {s: i for i, s in enumerate(sorted(set(strata)))}
     st = np.asarray([[codes[s] for s in strata]])
-    est, half, lam_bar = designed_mean_arrays(
+    est, half, lam_bar, var = designed_mean_parts(
         np.asarray([y]), np.asarray([f]), np.asarray([pi]), st, f_total, big_n, confidence,
         target, lam)
     e, h = float(est[0]), float(np.ravel(half)[0])
     low, high = max(0.0, e - h), min(1.0, e + h)
-    q = quantile(confidence, max(n - len(codes), 1))
-    return MeanEstimate(e, low, high, n, int(big_n), float(lam_bar[0])), (h / q) ** 2
+    return MeanEstimate(e, low, high, n, int(big_n), float(lam_bar[0])), float(var[0])
 
 
 def _metric(name: str, rows: Mapping[str, Mapping[str, Any]], human: Mapping[str, float | None],
