@@ -61,28 +61,34 @@ def test_coverage_at_50_and_200(pop: str, design: str, n: int) -> None:
 
 @pytest.mark.parametrize("design", ["uniform", "active", "stratified"])
 def test_coverage_at_20_on_fractions(design: str) -> None:
-    """Active holds 2.5 points at n = 20; uniform and stratified fall up to 3 points short
-    with some judges (measured, said in docs/how-to/calibrate.md)."""
+    """Every design holds 2.5 points at n = 20 on precision-like metrics (with the
+    heavy-tail degrees of freedom; the plain n - 1 fell to 0.87)."""
     for kind in JUDGES:
         res = bench.simulate("fractions", kind, 20, 57, design, R)
         if kind == "perfect":
             assert res["coverage"] >= NOMINAL, res
             continue
-        slack = 0.025 if design == "active" else 0.035
-        assert abs(res["coverage"] - NOMINAL) <= slack, (kind, res)
+        assert abs(res["coverage"] - NOMINAL) <= 0.025 + 1e-9, (kind, res)
         if kind == "useless":
             assert res["width_vs_design_people"] <= 1.07, (kind, res)
             assert res["width_vs_people"] <= 0.9, (kind, res)  # the FPC at 20 of 57
 
 
-def test_skewed_at_20_is_short_and_active_least() -> None:
-    """With two samples in five at 0 and n = 20 no design reaches 0.875 with every judge;
-    the active design comes closest (its doubts weigh the flagged tail) and is narrowest."""
-    cover = {d: min(bench.simulate("skewed", k, 20, 57, d, R)["coverage"]
-                    for k in ("noisy", "biased", "blind-doubt"))
-             for d in ("uniform", "active")}
-    assert 0.82 <= cover["uniform"] < 0.875, cover
-    assert cover["active"] >= 0.86 and cover["active"] > cover["uniform"], cover
+def test_skewed_at_20_only_active_holds() -> None:
+    """With two samples in five at 0 and n = 20 the uniform draw falls short of 0.875 with
+    some judges (as every mean interval does there); the active design holds 2.5 points (its
+    doubts weigh the flagged tail) and is the narrowest."""
+    judges = ("noisy", "biased", "useless", "blind-doubt", "misleading")
+    runs = {d: [bench.simulate("skewed", k, 20, 57, d, R) for k in judges]
+            for d in ("uniform", "active")}
+    uniform = min(r["coverage"] for r in runs["uniform"])
+    assert 0.83 <= uniform < 0.875, runs["uniform"]
+    for kind, res in zip(judges, runs["active"], strict=True):
+        # a useless judge leaves people's own skew: 0.87-0.89 measured
+        slack = 0.035 if kind == "useless" else 0.025
+        assert abs(res["coverage"] - NOMINAL) <= slack + 1e-9, (kind, res)
+    for act, uni in zip(runs["active"], runs["uniform"], strict=True):
+        assert act["width_vs_people"] <= uni["width_vs_people"] * 1.02, (act, uni)
 
 
 def test_poor_doubts_keep_coverage_and_cost_little() -> None:
@@ -284,3 +290,25 @@ def test_review_walks_the_plan(tmp_path: Path) -> None:
     other = Plan("uniform", (PlanRow("nope", 0.5),), 2)
     with pytest.raises(InvalidInput, match="not in the results"):
         open_state(rows, tmp_path / "l2.jsonl", None, None, ("p.jsonl", other))
+
+
+def test_calibrate_page_quotes_the_labelled_bench() -> None:
+    """The development figures calibrate.md quotes are what bench/ppi_design_labelled.py
+    measures (the hand-labelled misattribution splits, 200 draws of 20 labels)."""
+    pytest.importorskip("noisegauge.judges.lexical")
+    spec = importlib.util.spec_from_file_location("bench_ppi_design_labelled",
+                                                  ROOT / "bench" / "ppi_design_labelled.py")
+    assert spec and spec.loader
+    lab: Any = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lab)
+    splits = lab.load("lexical")
+    page = (ROOT / "docs" / "how-to" / "calibrate.md").read_text(encoding="utf-8")
+    page = " ".join(page.split())
+    for metric, (cover, width) in {"noise_sensitivity_irrelevant": ("0.905", "0.69"),
+                                   "hallucination": ("0.918", "0.78")}.items():
+        got = [lab.measure(p, metric, 20, 200, seed=k)
+               for k, (_, p) in enumerate(sorted(splits.items()))]
+        act = [r["active"] for r in got if r is not None]
+        assert f"{np.mean([c for c, _ in act]):.3f}" == cover, metric
+        assert f"{np.mean([w for _, w in act]):.2f}" == width, metric
+        assert cover in page and f"{width}×" in page
