@@ -14,7 +14,8 @@ BAD = {
     "int.jsonl": b"7\n",
     "truncated.jsonl": b'{"status": "ok", "metr',
 }
-COMMANDS = [["leaks"], ["calibrate"], ["report", "--out", "x.html"]]
+COMMANDS = [["leaks"], ["calibrate"], ["report", "--out", "x.html"],
+            ["sample", "--n", "2", "--out", "plan.jsonl"]]
 
 
 @pytest.mark.parametrize("name", sorted(BAD))
