@@ -304,7 +304,7 @@ def test_calibrate_page_quotes_the_labelled_bench() -> None:
     splits = lab.load("lexical")
     page = (ROOT / "docs" / "how-to" / "calibrate.md").read_text(encoding="utf-8")
     page = " ".join(page.split())
-    for metric, (cover, width) in {"noise_sensitivity_irrelevant": ("0.905", "0.69"),
+    for metric, (cover, width) in {"noise_sensitivity_irrelevant": ("0.906", "0.69"),
                                    "hallucination": ("0.918", "0.78")}.items():
         got = [lab.measure(p, metric, 20, 200, seed=k)
                for k, (_, p) in enumerate(sorted(splits.items()))]

@@ -22,7 +22,7 @@ it undefined) cannot enter a corrected mean, so it gets the uniform share only.
 The estimator, for the mean over the N_D samples where the judge defined the metric
 (``target="finite"``), with labelled Y_i, judge f_i, inclusion probability pi_i:
 
-    theta = (1 / N_D) (lam * sum_D f + sum_labelled (Y_i - lam_i f_i) / pi_i),
+    theta = (1 / N_D) (lam * sum_unlabelled f + sum_labelled (lam_i f_i + (Y_i - lam_i f_i) / pi_i)),
 
 its variance Hájek's approximation for fixed-size unequal-probability designs, per stratum h,
 ``n_h / (n_h - 1) sum c_i (e_i / pi_i - B_h)^2 / N_D^2`` with ``c_i = 1 - pi_i`` (the
@@ -252,7 +252,11 @@ def designed_mean_parts(y: NDArray[Any], f: NDArray[Any], pi: NDArray[Any],
     lam_bar = lam_i.mean(axis=-1)
     e = (y - lam_i * f) / pi
     big_n = np.asarray(n_pop, dtype=float)
-    est = (lam_bar * np.asarray(f_total, dtype=float) + e.sum(axis=-1)) / big_n
+    # A labelled sample's own judge value carries its own weight: it counts once (exactly y_i
+    # when pi_i = 1), never through the others' mean weight too. With lam_bar on it, a lone
+    # flagged sample (weight 0 when left out) counted twice: 0.103 for a mean of 0.054.
+    est = (lam_bar * (np.asarray(f_total, dtype=float) - f.sum(axis=-1))
+           + (lam_i * f).sum(axis=-1) + e.sum(axis=-1)) / big_n
     sc = _stratum_sums(c, onehot)
     centre = _stratum_sums(c * e, onehot) / np.where(sc > 0, sc, 1.0)
     dev = e - (centre[..., None, :] * onehot).sum(axis=-1)
