@@ -231,6 +231,11 @@ def test_estimate_with_a_plan(tmp_path: Path) -> None:
     assert m["corrected"]["low"] <= sum(truth.values()) / 57 <= m["corrected"]["high"]
     # no plan: the same labels are read as a uniform draw
     assert estimate(rows, labels, 0.9).design == "uniform"
+    # reviewed by a plan, estimated without it: said
+    with labels.open("a") as fh:
+        fh.write(json.dumps({"kind": "session", "plan": "plan.jsonl", "n": 20}) + "\n")
+    assert any("--plan plan.jsonl" in n for n in estimate(rows, labels, 0.9).notes())
+    assert not any("reviewed by" in n for n in estimate(rows, labels, 0.9, plan=plan).notes())
 
 
 def test_uniform_superpopulation_is_todays_ppi(tmp_path: Path) -> None:

@@ -107,6 +107,7 @@ class Estimate:
     target: str = "finite"
     outside_plan: list[str] = field(default_factory=list)  # labelled, not in PLAN: left out
     plan_labelled: tuple[int, int] | None = None            # (labelled, planned)
+    session_plan: str | None = None  # the plan LABELS was reviewed by, when none was given
 
     def to_dict(self) -> dict[str, Any]:
         return {"confidence": self.confidence, "design": self.design, "target": self.target,
@@ -123,6 +124,10 @@ class Estimate:
     def notes(self) -> list[str]:
         """What weakens the numbers, in words (printed under the table)."""
         out = []
+        if self.session_plan:
+            out.append(f"LABELS was reviewed by the plan {self.session_plan}: without --plan "
+                       "its labels are read as a uniform draw, which they are not; pass "
+                       f"--plan {self.session_plan}")
         if self.outside_plan:
             out.append(f"{len(self.outside_plan)} labelled sample(s) are not in the plan: left "
                        f"out of the {self.design} estimate ({', '.join(self.outside_plan[:3])})")
@@ -240,7 +245,9 @@ def estimate(rows: Sequence[Mapping[str, Any]], labels: Labels | str | os.PathLi
                     incomplete=incomplete, stale=stale, unknown=unknown, looked=looked,
                     agreement=_agreement(by_key, people), bad_lines=lab.bad_lines,
                     design=design, target=target, outside_plan=outside,
-                    plan_labelled=plan_labelled)
+                    plan_labelled=plan_labelled,
+                    session_plan=str((lab.session or {}).get("plan") or "") or None
+                    if plan is None else None)
 
 
 def _judge_value(row: Mapping[str, Any], name: str) -> float | None:
