@@ -45,6 +45,8 @@ def _cases(f: dict[str, Path]) -> list[tuple[list[str], Path]]:
         (["estimate", r, "--labels", lab, "--json", str(link)], f["labels"]),
         (["estimate", r, "--labels", lab, "--json", r], f["results"]),
         (["leaks", r, "--json", r], f["results"]),
+        (["sample", r, "--n", "2", "--out", r], f["results"]),
+        (["estimate", r, "--labels", lab, "--plan", lab, "--json", lab], f["labels"]),
     ]
 
 
