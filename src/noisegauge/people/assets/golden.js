@@ -55,7 +55,7 @@
     const badge = rv.verdict === "accept" ? el("span", { class: "badge accept", id: "verdict" }, "✓ accepted")
       : rv.verdict === "reject" ? el("span", { class: "badge reject", id: "verdict" }, "✗ rejected") : null;
     const info = [r.draft.method, typeof r.draft.confidence === "number" ? `confidence ${r.draft.confidence.toFixed(2)}` : null].filter(Boolean).join(", ");
-    root.append(el("h2", null, el("span", { dir: "auto" }, r.id), badge),
+    root.append(el("h2", null, el("span", { dir: "auto", id: "row-id" }, r.id), " ", badge),
       info ? el("div", { class: "draft-info" }, "drafted: " + info) : null,
       r.status && r.status !== "drafted" ? el("div", { class: "banner", id: "banner", dir: "auto" },
         r.status === "no_answer" ? "no answer found in the documents" : "conflict", r.reason ? ": " + r.reason : "") : null,
