@@ -250,3 +250,18 @@ def test_no_page_without_the_token(page: Any, tmp_path: Path) -> None:
             assert page.inner_text("body") == "not found"
             assert page.locator("#reference-item").count() == 0
         assert not (tmp_path / "events.jsonl").exists()
+
+
+def test_the_docs_screenshots_are_shot_from_the_page(browser: Any, tmp_path: Path) -> None:
+    """docs/scripts/golden_screenshots.py drives this page and writes its two PNGs."""
+    import importlib.util
+
+    script = Path(__file__).resolve().parents[1] / "docs" / "scripts" / "golden_screenshots.py"
+    spec = importlib.util.spec_from_file_location("golden_screenshots", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    paths = module.shoot(browser, tmp_path)
+    assert [p.name for p in paths] == ["golden-review-conflict.png", "golden-review-settled.png"]
+    for p in paths:
+        assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and p.stat().st_size > 10_000

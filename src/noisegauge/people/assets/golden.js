@@ -81,7 +81,7 @@
       root.append(el("div", { class: cls(n, `role-${role}` + (conflict ? " conflict" : "")), "data-item": n, id: `item-${j}`,
         onclick: () => { focus = n; render(); } },
         el("span", { class: "chunk-key" }, itemLetter(j)),
-        el("span", { class: "origin", dir: "auto" }, item.id, " · ", origin, conflict ? " · in conflict: settle it" : ""),
+        el("span", { class: "origin", dir: "auto" }, item.id, " · ", origin, conflict ? (rv.set.includes(j) ? " · in conflict: settled" : " · in conflict: settle it") : ""),
         sentences,
         el("div", { class: "roles" }, Object.entries(ROLE_KEYS).map(([key, name]) => el("button", {
           type: "button", class: role === name ? "on" : "", "data-role": name,
