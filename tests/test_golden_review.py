@@ -59,6 +59,9 @@ def test_a_golden_file_is_told_from_results_by_its_rows(tmp_path: Path) -> None:
                                    "--no-browser"])
     assert res.exit_code == 2 and "neither a golden row" in res.output
     assert "Traceback" not in res.output and not (tmp_path / "e.jsonl").exists()
+    data = write_jsonl(tmp_path / "in.jsonl", [{"user_input": "q", "response": "a"}])
+    with pytest.raises(InvalidInput, match=r"an input row .*score it first"):
+        sniff(data)
 
 
 def test_bad_golden_rows_are_named_with_the_fix(tmp_path: Path) -> None:
