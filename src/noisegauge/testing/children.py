@@ -20,11 +20,12 @@ signal follows the thread that forked, not the process.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 __all__ = ["spawn", "spawned", "stop"]
@@ -53,14 +54,24 @@ while True:
 _watchers: dict[int, subprocess.Popen[bytes]] = {}
 
 
-def _die_with(parent: int) -> None:
-    """In the child, before exec: be killed when ``parent`` goes (Linux only)."""
+@functools.cache
+def _prctl() -> Callable[..., int] | None:
+    """libc's ``prctl`` (Linux), looked up here: after the fork only the call itself runs."""
     if not sys.platform.startswith("linux"):
-        return
+        return None
     import ctypes
 
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+def _die_with(parent: int, prctl: Callable[..., int] | None) -> None:
+    """In the child, before exec: be killed when ``parent`` goes."""
+    if prctl is None:
+        return
+    prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent:  # the parent died before the signal was armed
         os.kill(os.getpid(), signal.SIGKILL)
 
@@ -69,9 +80,9 @@ def spawn(args: Sequence[str | os.PathLike[str]], **kwargs: Any) -> subprocess.P
     """``subprocess.Popen(args, **kwargs)`` whose process group dies with this process."""
     if kwargs.get("preexec_fn") is not None or kwargs.get("start_new_session") is False:
         raise ValueError("spawn sets preexec_fn and start_new_session itself")
-    parent = os.getpid()
+    parent, prctl = os.getpid(), _prctl()
     kwargs["start_new_session"] = True
-    kwargs["preexec_fn"] = lambda: _die_with(parent)
+    kwargs["preexec_fn"] = lambda: _die_with(parent, prctl)
     proc: subprocess.Popen[Any] = subprocess.Popen(args, **kwargs)
     try:
         watcher = subprocess.Popen(
