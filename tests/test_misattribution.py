@@ -636,3 +636,11 @@ def test_a_variant_a_title_and_a_letter_name_other_models() -> None:
     rooms = ["청소년 열람실: 평일 09:00~20:00", "일반 열람실: 평일 09:00~23:00"]
     assert find_misattributions("청소년 열람실은 평일 오후 8시에 문을 닫아요.", rooms,
                                 "일반 열람실은 평일 밤 11시까지 엽니다.", "열람실 몇 시까지 해요?") == ()
+
+
+def test_the_llm_is_told_a_stale_line_of_the_same_entity_is_no_source() -> None:
+    from noisegauge.judges.llm.attribution import ATTRIBUTION_VERSION, attribution_messages
+
+    system = attribution_messages("q", "r", ["p"], ["c"])[0]["content"]
+    assert "stale or other-case line about the claim's own entity" in " ".join(system.split())
+    assert ATTRIBUTION_VERSION != "ng-attr-1"  # a changed prompt: cached answers not reused
