@@ -37,8 +37,8 @@ def match(d: Detail, chunk: Text, idx: Sequence[int], outside: frozenset[str],
     "Stage 2" from a notice and "3 days per week" from the South district's chunk), as long as
     the window states one. ``norms``: the window's content stems, and ``stating``: the chunk's quantities that state each of the
     detail's, when known. ``in_place``: given for a window of the asked entity's own chunk
-    (``_own_chunks``): whether the window puts another entity in its place (``swaps_entity``
-    by its words alone); without that, or a variant or another number of the asked entity,
+    (``_own_chunks``): whether the window puts another entity in its place by its words
+    alone (``windows.in_place``); without that, or a variant or another number of the asked entity,
     the window is that entity's own sentence (a stale or other-case value, a conflict inside
     its chunk), not another entity's. ``capitals``: the stems the claim, question or
     reference write capitalised (the asked entity's name, of which a variant can be named)."""
@@ -191,13 +191,12 @@ def _own_chunks(claim: Text, chunks: tuple[str, ...], reference: str,
                 question: str) -> frozenset[int]:
     """The asked entity's own chunks for ``claim``: those that state the reference sentence
     nearest it (the one sharing most of its content stems: every number of that sentence
-    and two thirds of its content stems, at least two) and every word the claim shares with
-    that sentence and every name it shares with the question (what it is about: the "Team"
+    and two thirds of its content stems, at least two), every word the claim shares with
+    that sentence, and every name it shares with the question (what it is about: the "Team"
     of "Does the Team plan include SSO?", not the Scale chunk a "No, SSO comes with the
-    Scale plan" reference restates). A
-    stale or other-case sentence in such a chunk ("Legacy rule from Billing Policy v2: Pro
-    cancellations require a 60-day notice period" beside the current 30 days) is about the
-    same entity."""
+    Scale plan" reference restates). A stale or other-case sentence in such a chunk
+    ("Legacy rule from Billing Policy v2: Pro cancellations require a 60-day notice period"
+    beside the current 30 days) is about the same entity."""
     mine = {t.norm for t in claim.tokens if is_content(t)}
     asked = {t.norm for t in claim.tokens if is_content(t) and (t.capital or t.kind == "code")} \
         & spanned(question).norms
