@@ -455,8 +455,13 @@ def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: 
         if store is not None:
             store.close()
     if canaries_on and not canaries.total and not isinstance(judge, SampleJudge):
-        canaries.not_run = ("no request reached the judge (every answer came from the cache or "
-                            "an earlier run's journal), so there was nothing to vouch for")
+        # They wait for this process's first uncached request; in a pool the workers make them.
+        canaries.not_run = (
+            f"the rows were judged in worker processes (--workers "
+            f"{scale.get('workers') or default_workers()}), which run no canaries; --workers 1 "
+            "judges in this process and runs them" if pooled and report.stats.run_usage.calls
+            else "no request reached the judge (every answer came from the cache or an earlier "
+                 "run's journal), so there was nothing to vouch for")
     if report_path is not None:
         _write_report(report_path, input_path, report, canaries, people_labels)
     return report, (store.path if store is not None else None), judge, canaries

@@ -13,7 +13,7 @@ from typing import Any
 from ..engine import catalogue
 from .compare import Comparison
 from .data import BUCKETS, Model
-from .diagnosis import CP_LOW, NS_HIGH, QUADRANTS, band
+from .diagnosis import CP_LOW, MISATTRIBUTED_COUNTS, NS_HIGH, QUADRANTS, band
 from .fmt import ci_text, direction, fmt, label, lower_names, sample_link, short
 from .markup import Html, el, join, json_for_script
 from .sections import compare_section, stress_section
@@ -141,8 +141,8 @@ def _buckets(m: Model) -> Html:
               el("p", {"class": "bucket-notes"},
                  "Relevant / irrelevant noise: wrong claims a relevant / only an irrelevant chunk "
                  "entails. Hallucination: wrong and entailed by no chunk. Misattributed: a "
-                 "hallucination whose wrong detail is stated in a chunk about another entity "
-                 "(shown apart; the metrics count it as hallucination)."))
+                 "wrong claim whose detail is stated in a chunk about another entity "
+                 f"(shown apart; {MISATTRIBUTED_COUNTS})."))
 
 
 def _metrics(m: Model) -> Html:
