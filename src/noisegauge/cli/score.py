@@ -32,6 +32,7 @@ import click
 from rich.text import Text
 
 from ..engine.metrics import COMPAT_MODES, Compat, check_compat
+from ..engine.summary import methods_note
 from ..errors import InvalidInput, InvalidSample, JudgeError, NoiseGaugeError
 from ..infra.secrets import register_secret
 from ..infra.store import JudgeCache, resolve_cache
@@ -73,13 +74,14 @@ def _table(stats: RunStats) -> Fitted:
             Col("undefined", short="undef."), Col("errors", short="err."),
             *([Col("uncertain", short="unc.")] if doubt else [])]
     rows = []
-    for name, s in stats.summary().items():
+    summary = stats.summary()
+    for name, s in summary.items():
         mean = "undefined" if s.mean is None else f"{s.mean:.3f}"
         # One value has no spread: an interval there would claim a certainty it lacks.
         ci = "-" if s.ci is None or s.n < 2 else f"[{s.ci[0]:.3f}, {s.ci[1]:.3f}]"
         extra = [f"{doubt[name]:.0%}" if name in doubt else "-"] if doubt else []
         rows.append([name, mean, ci, f"{s.n:,}", f"{s.undefined:,}", f"{s.errors:,}", *extra])
-    return Fitted(cols, rows, title="noisegauge summary")
+    return Fitted(cols, rows, title="noisegauge summary", caption=methods_note(summary.values()))
 
 
 def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None,

@@ -46,21 +46,25 @@ class Fitted:
     """A table (columns and rows of plain strings) that rearranges itself to fit."""
 
     def __init__(self, columns: Sequence[Col], rows: Sequence[Sequence[str]], *,
-                 title: str | None = None) -> None:
+                 title: str | None = None, caption: str | None = None) -> None:
         if any(len(r) != len(columns) for r in rows):
             raise ValueError("every row needs one cell per column")
         self.columns = tuple(columns)
         self.rows = [tuple(r) for r in rows]
         self.title = title
+        self.caption = caption
 
     def _table(self, picked: Sequence[int], *, tight: bool, title: str | None,
-               floor: bool = False, fold_keys: bool = False) -> Table:
+               floor: bool = False, fold_keys: bool = False, caption: str | None = None,
+               ) -> Table:
         """``floor``: text columns held to their narrowest, so the table's maximum width
         is the least it needs without cutting a figure (rich's own minimum would cut).
         ``fold_keys``: the last resort, key cells folded so the figures stay whole."""
-        table = (Table(title=title, title_justify="left", box=box.SIMPLE_HEAD,
-                       collapse_padding=True, pad_edge=False, show_edge=False) if tight else
-                 Table(title=title, title_justify="left", box=box.SIMPLE_HEAD))
+        table = (Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, caption=caption,
+                       caption_justify="left", collapse_padding=True, pad_edge=False,
+                       show_edge=False) if tight else
+                 Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, caption=caption,
+                       caption_justify="left"))
         for i in picked:
             c = self.columns[i]
             justify = c.justify or ("right" if c.kind == "num" else "left")
@@ -81,11 +85,11 @@ class Fitted:
     def tables(self, console: Console, width: int) -> list[Table]:
         """The table or tables this one is printed as at ``width`` columns."""
         every = range(len(self.columns))
-        whole = self._table(every, tight=False, title=self.title)
+        whole = self._table(every, tight=False, title=self.title, caption=self.caption)
         if _measure(console, whole).maximum <= width:
             return [whole]
         if self._least(console, every) <= width:
-            return [self._table(every, tight=True, title=self.title)]
+            return [self._table(every, tight=True, title=self.title, caption=self.caption)]
         keys = [i for i, c in enumerate(self.columns) if c.kind == "key"]
         parts: list[list[int]] = []
         for i in (i for i in every if i not in keys):
@@ -94,6 +98,7 @@ class Fitted:
             else:
                 parts.append([i])
         return [self._table(keys + part, tight=True, title=self.title if n == 0 else None,
+                            caption=self.caption if n == len(parts) - 1 else None,
                             fold_keys=self._least(console, keys + part) > width)
                 for n, part in enumerate(parts)]
 
