@@ -105,9 +105,8 @@ def review_rows() -> list[dict[str, Any]]:
 @pytest.fixture(scope="module")
 def browser(report_file: Path, review_rows: list[dict[str, Any]]) -> Iterator[Any]:
     # the fixtures first: scoring uses asyncio.run, which Playwright's running loop forbids
-    from test_report_browser import FLAGS, _chromium
-
     from batch_helpers import require_extra
+    from test_report_browser import FLAGS, _chromium
     require_extra("report-test")
     from playwright import sync_api
     exe = _chromium()
