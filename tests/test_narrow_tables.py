@@ -145,3 +145,22 @@ def test_a_fitted_table_never_cuts_a_figure(width: int) -> None:
         if width >= 40:  # below that, even a key folds rather than cut a figure
             assert r[0] in words
     assert "…" not in out
+
+
+def test_the_people_estimate_keeps_every_figure_at_80_columns(scored: tuple[Path, str]) -> None:
+    cwd, _ = scored
+    labels = subprocess.run([sys.executable, str(ROOT / "docs" / "scripts" / "example_labels.py"),
+                             "r.jsonl", "--out", "labels.jsonl", "--n", "20", "--seed", "3"],
+                            cwd=cwd, env=_env(None), capture_output=True, text=True, timeout=300)
+    assert labels.returncode == 0, labels.stderr
+    args = ["estimate", "r.jsonl", "--labels", "labels.jsonl", "--confidence", "0.9"]
+    wide = _piped(args, cwd)
+    reference = {k: v for k, v in _rows(wide, METRIC).items() if k != "metric"}
+    assert "noise_sensitivity_relevant" in reference
+    assert max(map(len, wide.splitlines())) > 80
+    narrow = _in_terminal(args, cwd, 80)
+    table = narrow.split("judge vs people", 1)[0]
+    assert max(map(len, table.splitlines())) <= 80, narrow
+    assert "…" not in table, narrow
+    got = {k: v for k, v in _rows(table, METRIC).items() if k in reference}
+    assert got == reference, narrow
