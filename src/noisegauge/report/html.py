@@ -11,6 +11,7 @@ from importlib import resources
 from typing import Any
 
 from ..engine import catalogue
+from ..engine.summary import methods_note
 from .compare import Comparison
 from .data import BUCKETS, Model
 from .diagnosis import CP_LOW, MISATTRIBUTED_COUNTS, NS_HIGH, QUADRANTS, band
@@ -176,7 +177,7 @@ def _metrics(m: Model) -> Html:
               el("table", {"class": "metrics"}, el("thead", None, head), el("tbody", None, body)),
               el("p", {"class": "muted", "style": "margin-top:8px;font-size:12.5px"},
                  "Means over samples that define the metric; undefined values are counted, never "
-                 "averaged in as 0. Interval: Student-t 95%."))
+                 "averaged in as 0. " + methods_note(m.summaries.values()) + "."))
 
 
 def _overview(m: Model) -> Html:
