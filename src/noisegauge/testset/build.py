@@ -16,9 +16,17 @@ from typing import Any
 
 from ..judges.base import Judge
 from ..textkit.sentences import sentences
+from ..textkit.tokens import tokenize
 from ..verdicts import Verdict
 from .corpus import Chunk
-from .draft import NO_ANSWER_BELOW, Ranked, confidence, draft_reference, rank_chunks
+from .draft import (
+    NO_ANSWER_BELOW,
+    Ranked,
+    answer_kind,
+    confidence,
+    draft_reference,
+    rank_chunks,
+)
 from .lookalike import LookAlike, LookAlikes, question_side
 from .retrieve import Index, terms
 from .rows import Distractor, Draft, GoldenRow, sort_distractors
@@ -91,7 +99,7 @@ class Builder:
         if q.log_chunks is not None:  # beyond the log's own chunks, the corpus's neighbours
             topical += [i for i, _ in self.index.search(q_terms, 10)
                         if i not in taken and i not in topical]
-        holds = await self._holds_answer(reference, q_terms,
+        holds = await self._holds_answer(reference, q.text,
                                          [i for i, _, _ in traps] + topical[:MAX_TOPICAL + 4])
         score = {r.index: r.score for r in ranked}
         distractors: list[Distractor] = []
@@ -149,19 +157,24 @@ class Builder:
                 traps.append((la.other, "look-alike", la.differs))
         return traps, conflicts
 
-    async def _holds_answer(self, reference: str, q_terms: Sequence[str],
+    async def _holds_answer(self, reference: str, question: str,
                             candidates: Sequence[int]) -> set[int]:
         """The candidates that hold the answer: the judge finds the reference entailed by
-        them, or they hold every word the reference adds to the question."""
+        them, or they hold every word the reference adds to the question, or half of the
+        reference's answer-like words (numbers, names) the question does not hold."""
         claims = sentences(reference) or [reference]
-        answer = set(terms(reference)) - set(q_terms)
+        q_terms = set(terms(question))
+        answer = set(terms(reference)) - q_terms
+        keys = answer_keys(reference, question)
         verdicts = await asyncio.gather(*(self.judge.check(self.chunks[i].text, claims)
                                           for i in candidates))
         out = set()
         for i, vs in zip(candidates, verdicts, strict=True):
             entailed = bool(vs) and all(v == Verdict.ENTAILED for v in vs)
-            has_words = bool(answer) and answer <= self.index.term_sets[i]
-            if entailed or has_words:
+            has = self.index.term_sets[i]
+            has_words = bool(answer) and answer <= has
+            has_keys = bool(keys) and len(keys & has) >= max(1, len(keys) / 2)
+            if entailed or has_words or has_keys:
                 out.add(i)
         return out
 
@@ -190,6 +203,18 @@ class Builder:
             Draft("extractive", q.origin, 0.0, self.judge_spec), "no_answer",
             f"no answer found in the corpus{best}; write the reference in review, or drop "
             "the row", (), meta)
+
+
+def answer_keys(reference: str, question: str) -> set[str]:
+    """What in the reference looks like the answer: the numbers (for "how many", "when") or
+    names (for "who", "which"), or both, that the question does not hold."""
+    kind = answer_kind(question)
+    q = set(terms(question))
+    toks = tokenize(reference)
+    nums = {t.norm for t in toks if t.kind == "num" and t.norm not in q}
+    names = {t.norm for k, t in enumerate(toks)
+             if k and t.capital and not t.stop and t.kind == "word" and t.norm not in q}
+    return nums if kind == "number" else names if kind == "name" else nums | names
 
 
 def _states_value(la: LookAlike) -> bool:
