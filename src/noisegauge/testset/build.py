@@ -39,6 +39,9 @@ MAX_TOPICAL = 2
 #: A chunk that holds the answer and ranks this close to the best is relevant too.
 ALSO_RELEVANT = 0.8
 
+#: A same-topic chunk scoring this share of the best, with another number, conflicts.
+CONFLICT_CLOSE = 0.85
+
 #: ``(question, chunks) -> reference``: a generator that writes the reference.
 Writer = Callable[[str, Sequence[str]], Awaitable[str]]
 
@@ -109,10 +112,18 @@ class Builder:
                 continue
             distractors.append(Distractor(self.chunks[i].id, self.chunks[i].text, kind, differs))
         n_topical = 0
+        keys = answer_keys(reference, q.text)
         for i in topical[:MAX_TOPICAL + 4]:
             if i in holds:
                 if score.get(i, 0.0) >= ALSO_RELEVANT * best.score:
                     relevant.append(i)
+                continue
+            if score.get(i, 0.0) >= CONFLICT_CLOSE * best.score and _other_value(
+                    self.chunks[i].text, keys):
+                # as close an answer, with another value: for a person to settle
+                distractors.append(Distractor(self.chunks[i].id, self.chunks[i].text,
+                                              "conflicting", None))
+                conflicts.add(i)
                 continue
             if n_topical < MAX_TOPICAL:
                 distractors.append(Distractor(self.chunks[i].id, self.chunks[i].text, "topical"))
@@ -207,14 +218,24 @@ class Builder:
 
 def answer_keys(reference: str, question: str) -> set[str]:
     """What in the reference looks like the answer: the numbers (for "how many", "when") or
-    names (for "who", "which"), or both, that the question does not hold."""
+    names (for "who", "which"; for other questions the numbers if any, else the names) that
+    the question does not hold."""
     kind = answer_kind(question)
     q = set(terms(question))
     toks = tokenize(reference)
     nums = {t.norm for t in toks if t.kind == "num" and t.norm not in q}
     names = {t.norm for k, t in enumerate(toks)
              if k and t.capital and not t.stop and t.kind == "word" and t.norm not in q}
-    return nums if kind == "number" else names if kind == "name" else nums | names
+    if kind == "name":
+        return names
+    return nums if nums or kind == "number" else names  # a value, when the reference has one
+
+
+def _other_value(text: str, keys: set[str]) -> bool:
+    """``text`` states numbers and none of the reference's answer numbers."""
+    nums = {t.norm for t in tokenize(text) if t.kind == "num"}
+    wanted = {k for k in keys if any(ch.isdigit() for ch in k)}
+    return bool(wanted) and bool(nums) and not nums & wanted
 
 
 def _states_value(la: LookAlike) -> bool:

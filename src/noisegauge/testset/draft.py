@@ -57,6 +57,13 @@ class Ranked:
     sentences: tuple[tuple[str, float], ...]
 
 
+#: A chunk that says it is superseded ("archive", "before the 2023 update", "v1 (old)")
+#: ranks a little lower: it is drafted from only when nothing current answers as well,
+#: and a current chunk beside it is a conflict flagged for a person, never a silent pick.
+_OLD = re.compile(r"\b(archived?|before the|previous(ly)?|formerly|deprecated|legacy|"
+                  r"no longer|superseded|old(er)? version)\b|이전|구버전", re.IGNORECASE)
+OLD_VERSION_PENALTY = 0.8
+
 _WH = re.compile(r"^(what|which|who|whom|whose|when|where|how|몇|얼마|언제|누구|어느|어디)",
                  re.IGNORECASE)
 #: How much more a question term next to the wh-word weighs ("head office in *what* city"):
@@ -122,7 +129,9 @@ def rank_chunks(index: Index, question: str, candidates: Sequence[int] | None = 
             continue
         best, cov = scored[0][1], scored[0][2]
         chunk_cov = sentence_score(index, q_terms, "any", chunk.text, context)[1]
-        out.append(Ranked(i, 0.85 * best + 0.15 * chunk_cov, cov,
+        superseded = OLD_VERSION_PENALTY if _OLD.search(
+            f"{chunk.id} {chunk.title} {chunk.text}") else 1.0
+        out.append(Ranked(i, (0.85 * best + 0.15 * chunk_cov) * superseded, cov,
                           tuple((s, sc) for s, sc, _ in scored)))
     out.sort(key=lambda r: -r.score)
     return out

@@ -92,7 +92,7 @@ def compare(a: str, b: str) -> tuple[float, tuple[Difference, ...]] | None:
         ext = 0
         numeric = i2 > i1 and any(ch.isdigit() for ch in na[i2 - 1])
         if numeric and k + 1 < len(ops) and ops[k + 1][0] == "equal" and i2 < len(na) \
-                and not any(ch.isdigit() for ch in na[i2]) and not stop_a[i2]:
+                and na[i2].isalpha() and not stop_a[i2] and a[sa[i2][0]].islower():
             ext = 1
         mine = a[sa[i1][0]:sa[i2 - 1 + ext][1]] if i2 > i1 else ""
         theirs = b[sb[j1][0]:sb[j2 - 1 + ext][1]] if j2 > j1 else ""
