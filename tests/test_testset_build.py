@@ -10,12 +10,12 @@ import pytest
 
 pytest.importorskip("bm25s", reason="noisegauge testset needs bm25s: pip install '.[testset]'")
 
-from noisegauge.errors import InvalidInput  # noqa: E402
-from noisegauge.testset import Chunk, build_testset, load_corpus  # noqa: E402
-from noisegauge.testset.corpus import chunk_document  # noqa: E402
-from noisegauge.testset.lookalike import LookAlikes, compare  # noqa: E402
-from noisegauge.testset.retrieve import Index  # noqa: E402
-from noisegauge.testset.rows import DISTRACTOR_KINDS  # noqa: E402
+from noisegauge.errors import InvalidInput
+from noisegauge.testset import Chunk, build_testset, load_corpus
+from noisegauge.testset.corpus import chunk_document
+from noisegauge.testset.lookalike import LookAlikes, compare
+from noisegauge.testset.retrieve import Index
+from noisegauge.testset.rows import DISTRACTOR_KINDS
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "testset_docs"

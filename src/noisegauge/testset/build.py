@@ -128,6 +128,12 @@ class Builder:
             if n_topical < MAX_TOPICAL:
                 distractors.append(Distractor(self.chunks[i].id, self.chunks[i].text, "topical"))
                 n_topical += 1
+        if not distractors:  # nothing near the question: the answer chunk's own neighbours
+            near = [i for i, _ in self.index.search(self.index.doc_terms[best.index], 8)
+                    if i not in relevant]
+            held = await self._holds_answer(reference, q.text, near)
+            distractors += [Distractor(self.chunks[i].id, self.chunks[i].text, "topical")
+                            for i in near if i not in held][:MAX_TOPICAL]
         conf = confidence(ranked)
         status: Any = "drafted"
         conflict_ids = tuple(self.chunks[i].id for i in sorted(conflicts))
