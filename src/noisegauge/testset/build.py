@@ -20,9 +20,12 @@ from ..textkit.tokens import tokenize
 from ..verdicts import Verdict
 from .corpus import Chunk
 from .draft import (
+    NO_ANSWER_ASKED,
     NO_ANSWER_BELOW,
+    WEAK_ANSWER,
     Ranked,
     answer_kind,
+    asked_share,
     confidence,
     draft_reference,
     rank_chunks,
@@ -89,7 +92,9 @@ class Builder:
         if q.log_chunks is not None:
             meta["response"] = q.response
             meta["log_context_ids"] = [self.chunks[i].id for i in q.log_chunks]
-        if not ranked or ranked[0].score < NO_ANSWER_BELOW:
+        if not ranked or ranked[0].score < NO_ANSWER_BELOW or (
+                ranked[0].score < WEAK_ANSWER
+                and asked_share(self.index, q.text, ranked[0]) < NO_ANSWER_ASKED):
             return await self._no_answer(q, ranked, meta)
         best = self._settle_side(q, q_terms, ranked)
         method, reference, reason = "extractive", draft_reference(best, self.chunks[best.index].text, q.text), None

@@ -24,6 +24,10 @@ __all__ = ["Ranked", "answer_kind", "rank_chunks", "sentence_score", "draft_refe
 
 #: A best chunk scoring below this answers nothing: the row is ``no_answer``.
 NO_ANSWER_BELOW = 0.3
+#: ... or, scoring below ``WEAK_ANSWER``, holds less than this share of what the question
+#: asks, names left out (only the names matched: "Lumen" in an e-mail address).
+NO_ANSWER_ASKED = 0.01
+WEAK_ANSWER = 0.4
 #: A second sentence of the chunk joins the reference when it scores this share of the best.
 SECOND_SENTENCE = 0.3
 #: A runner-up scoring this share of the best may be the other end of a bridge...
@@ -72,7 +76,9 @@ _WH = re.compile(r"^(what|which|who|whom|whose|when|where|how|몇|얼마|언제|
                  re.IGNORECASE)
 #: How much more a question term next to the wh-word weighs ("head office in *what* city"):
 #: the words around the gap say what the answer sentence is about.
-NEAR_WH = 1.5
+NEAR_WH = 3.0
+#: How much more a name of the question weighs (a chunk without it is about something else).
+NAME_BOOST = 2.0
 
 
 def question_weights(index: Index, question: str) -> dict[str, float]:
@@ -85,6 +91,8 @@ def question_weights(index: Index, question: str) -> dict[str, float]:
             continue
         near = min((abs(k - w) for w in wh), default=None)
         boost = 1.0 + (NEAR_WH * math.exp(-(near - 1) / 3) if near is not None else 0.0)
+        if k and (t.capital or t.kind == "code"):  # a name: what the question is about
+            boost *= NAME_BOOST
         out[t.norm] = max(out.get(t.norm, 0.0), index.idf(t.norm) * boost)
     return out
 
@@ -187,6 +195,21 @@ def draft_reference(ranked: Ranked, text: str, question: str = "") -> str:
                 picked.append(s)
                 break
     return " ".join(sorted(picked, key=text.find))
+
+
+def asked_share(index: Index, question: str, ranked: Ranked) -> float:
+    """The share of the question's weight, names left out, that the chunk holds: what is
+    asked about the names, not the names alone ("a student *discount*" at "Lumen Notes").
+    1.0 for a question of names only."""
+    toks = tokenize(question)
+    asked = {t.norm for k, t in enumerate(toks)
+             if not t.stop and t.kind not in ("sym", "code") and not (k and t.capital)}
+    total = sum(index.idf(t) for t in asked)
+    if not total:
+        return 1.0
+    chunk = index.chunks[ranked.index]
+    held = index.term_sets[ranked.index] | frozenset(terms(f"{chunk.title} {chunk.source}"))
+    return sum(index.idf(t) for t in asked & held) / total
 
 
 def confidence(ranked: Sequence[Ranked]) -> float:
