@@ -110,6 +110,10 @@ class Builder:
         holds = await self._holds_answer(reference, q.text,
                                          [i for i, _, _ in traps] + topical[:MAX_TOPICAL + 4])
         score = {r.index: r.score for r in ranked}
+        raw = {r.index: r.raw for r in ranked}
+        # a chunk in conflict answers the same question: it holds what the answer chunk
+        # holds of the question ("monthly", "Pro"), and states another value
+        asked = set(q_terms) & self.index.term_sets[best.index]
         distractors: list[Distractor] = []
         for i, kind, differs in traps:
             if i in holds:
@@ -123,11 +127,12 @@ class Builder:
                 if score.get(i, 0.0) >= ALSO_RELEVANT * best.score:
                     relevant.append(i)
                 continue
-            if score.get(i, 0.0) >= CONFLICT_CLOSE * best.score and _other_value(
-                    self.chunks[i].text, keys):
+            if raw.get(i, 0.0) >= CONFLICT_CLOSE * best.raw and asked <= self.index.term_sets[i] \
+                    and _other_value(self.chunks[i].text, keys):
                 # as close an answer, with another value: for a person to settle
                 distractors.append(Distractor(self.chunks[i].id, self.chunks[i].text,
-                                              "conflicting", None))
+                                              "conflicting",
+                                              _values_differ(reference, self.chunks[i].text, keys)))
                 conflicts.add(i)
                 continue
             if n_topical < MAX_TOPICAL:
@@ -247,6 +252,14 @@ def _other_value(text: str, keys: set[str]) -> bool:
     nums = {t.norm for t in tokenize(text) if t.kind == "num"}
     wanted = {k for k in keys if any(ch.isdigit() for ch in k)}
     return bool(wanted) and bool(nums) and not nums & wanted
+
+
+def _values_differ(reference: str, text: str, keys: set[str]) -> str:
+    """``"$29, $290 vs $24, $240"``: the reference's answer numbers, then the chunk's."""
+    def shown(toks: Sequence[Any], wanted: set[str] | None) -> str:
+        nums = [t.text for t in toks if t.kind == "num" and (wanted is None or t.norm in wanted)]
+        return ", ".join(dict.fromkeys(nums[:3]))
+    return f"{shown(tokenize(reference), keys)} vs {shown(tokenize(text), None)}"
 
 
 def _states_value(la: LookAlike) -> bool:

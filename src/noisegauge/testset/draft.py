@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..textkit.sentences import sentences
-from ..textkit.tokens import tokenize
+from ..textkit.tokens import is_hangul, tokenize
 from .retrieve import Index, terms
 
 __all__ = ["Ranked", "answer_kind", "rank_chunks", "sentence_score", "draft_reference",
@@ -38,7 +38,7 @@ BRIDGE_IDF = 0.6
 CANDIDATES = 20
 
 _NUMBER_Q = re.compile(r"\b(how (many|much|long|old|far|often|big|large)|what (year|percentage|"
-                       r"number|amount|price)|when)\b|몇|얼마|언제", re.IGNORECASE)
+                       r"number|amount|price)|when)\b|몇|며칠|얼마|언제", re.IGNORECASE)
 _NAME_Q = re.compile(r"\b(who|whom|whose|which|where)\b|누구|어느|어디", re.IGNORECASE)
 
 
@@ -63,6 +63,8 @@ class Ranked:
     score: float
     coverage: float
     sentences: tuple[tuple[str, float], ...]
+    #: The score before a superseded chunk's penalty: how well it answers, old or not.
+    raw: float = 0.0
 
 
 #: A chunk that says it is superseded ("archive", "before the 2023 update", "v1 (old)")
@@ -72,7 +74,7 @@ _OLD = re.compile(r"\b(archived?|before the|previous(ly)?|formerly|deprecated|le
                   r"no longer|superseded|old(er)? version)\b|이전|구버전", re.IGNORECASE)
 OLD_VERSION_PENALTY = 0.8
 
-_WH = re.compile(r"^(what|which|who|whom|whose|when|where|how|몇|얼마|언제|누구|어느|어디)",
+_WH = re.compile(r"^(what|which|who|whom|whose|when|where|how|몇|며칠|얼마|언제|누구|어느|어디)",
                  re.IGNORECASE)
 #: How much more a question term next to the wh-word weighs ("head office in *what* city"):
 #: the words around the gap say what the answer sentence is about.
@@ -128,6 +130,17 @@ def _bridged(index: Index, question: str, out: list[Ranked]) -> list[Ranked]:
     return out
 
 
+def _hangul_prefixed(missing: set[str], found: set[str]) -> set[str]:
+    """Korean terms the stemmer left with an ending on one side ("환불받" for "환불",
+    "결제" for "결제일로"): held when one is the other's start, two syllables or more."""
+    out = set()
+    for t in missing:
+        if len(t) >= 2 and is_hangul(t) and any(
+                len(f) >= 2 and (f.startswith(t) or t.startswith(f)) for f in found):
+            out.add(t)
+    return out
+
+
 def sentence_score(index: Index, q_terms: Mapping[str, float], kind: str, sentence: str,
                    context_terms: frozenset[str]) -> tuple[float, float]:
     """(score, coverage) of ``sentence`` as the answer to a question of ``q_terms``.
@@ -141,7 +154,9 @@ def sentence_score(index: Index, q_terms: Mapping[str, float], kind: str, senten
     if not total:
         return 0.0, 0.0
     s_terms = set(terms(sentence))
-    coverage = sum(q_terms[t] for t in q & (s_terms | context_terms)) / total
+    held = q & (s_terms | context_terms)
+    held |= _hangul_prefixed(q - held, s_terms)
+    coverage = sum(q_terms[t] for t in held) / total
     new = s_terms - q
     score = coverage
     if not new:
@@ -174,8 +189,8 @@ def rank_chunks(index: Index, question: str, candidates: Sequence[int] | None = 
         chunk_cov = sentence_score(index, q_terms, "any", chunk.text, context)[1]
         superseded = OLD_VERSION_PENALTY if _OLD.search(
             f"{chunk.id} {chunk.title} {chunk.text}") else 1.0
-        out.append(Ranked(i, (0.85 * best + 0.15 * chunk_cov) * superseded, cov,
-                          tuple((s, sc) for s, sc, _ in scored)))
+        raw = 0.85 * best + 0.15 * chunk_cov
+        out.append(Ranked(i, raw * superseded, cov, tuple((s, sc) for s, sc, _ in scored), raw))
     out.sort(key=lambda r: -r.score)
     return _bridged(index, question, out)
 
