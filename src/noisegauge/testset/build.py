@@ -45,6 +45,9 @@ ALSO_RELEVANT = 0.8
 #: A same-topic chunk scoring this share of the best, with another number, conflicts.
 CONFLICT_CLOSE = 0.85
 
+#: A topical chunk scoring this share of the answer chunk is no trap: it may hold the answer.
+UNSURE_TOPICAL = 0.75
+
 #: ``(question, chunks) -> reference``: a generator that writes the reference.
 Writer = Callable[[str, Sequence[str]], Awaitable[str]]
 
@@ -135,6 +138,8 @@ class Builder:
                                               _values_differ(reference, self.chunks[i].text, keys)))
                 conflicts.add(i)
                 continue
+            if raw.get(i, 0.0) >= UNSURE_TOPICAL * best.raw:
+                continue  # answers about as well as the answer chunk: may be the answer
             if n_topical < MAX_TOPICAL:
                 distractors.append(Distractor(self.chunks[i].id, self.chunks[i].text, "topical"))
                 n_topical += 1

@@ -196,13 +196,18 @@ def rank_chunks(index: Index, question: str, candidates: Sequence[int] | None = 
 
 
 def draft_reference(ranked: Ranked, text: str, question: str = "") -> str:
-    """The extractive reference from one chunk (``text``): its best sentence, a second as
-    good, and a sentence holding the question's gap terms ("played by *actress* ...") when
-    the best does not, in the chunk's own order."""
+    """The extractive reference from one chunk (``text``): its best sentence; the runner-up
+    when it scores ``SECOND_SENTENCE`` of the best and holds a question term the best does
+    not; a sentence holding the question's gap terms ("played by *actress* ...") when the
+    best does not; in the chunk's own order."""
     best = ranked.sentences[0]
     picked = [best[0]]
+    q = set(terms(question)) if question else set()
     if len(ranked.sentences) > 1 and ranked.sentences[1][1] >= SECOND_SENTENCE * best[1] > 0:
-        picked.append(ranked.sentences[1][0])
+        second = ranked.sentences[1][0]
+        # it joins only for what it adds of the question ("refunds" again does not)
+        if not q or (set(terms(second)) & q) - set(terms(best[0])):
+            picked.append(second)
     gap = gap_terms(question) if question else frozenset()
     if gap and not gap & set(terms(best[0])):
         for s, _ in ranked.sentences[1:]:
