@@ -196,3 +196,13 @@ def test_chunks_can_be_given_directly() -> None:
     rows = build_testset([Chunk("a#1", "The Pro plan refunds within 30 days of purchase."),
                           Chunk("b#1", "The Team plan refunds within 60 days of purchase.")], n=2)
     assert {r.retrieved_context_ids[0] for r in rows} == {"a#1", "b#1"}
+
+
+def test_with_few_lookalike_pairs_other_values_are_asked_and_none_is_an_error() -> None:
+    rows = build_testset([Chunk("a#1", "The Pro plan refunds within 30 days of purchase."),
+                          Chunk("b#1", "The Team plan refunds within 60 days of purchase."),
+                          Chunk("c#1", "Phone support answers within 2 hours on weekdays.")], n=3)
+    asked = {r.retrieved_context_ids[0]: r.user_input for r in rows}
+    assert asked["c#1"] == "Fill in the blank: Phone support answers within ___ on weekdays."
+    with pytest.raises(InvalidInput, match="no question could be written"):
+        build_testset([Chunk("a#1", "Support is friendly and helpful to everyone.")])
