@@ -70,12 +70,15 @@ class Ranked:
 #: A chunk that says it is superseded ("archive", "before the 2023 update", "v1 (old)")
 #: ranks a little lower: it is drafted from only when nothing current answers as well,
 #: and a current chunk beside it is a conflict flagged for a person, never a silent pick.
-_OLD = re.compile(r"\b(archived?|before the|previous(ly)?|formerly|deprecated|legacy|"
+_OLD = re.compile(r"\b(archived?|before the|previous(ly)?|formerly|used to|deprecated|legacy|"
                   r"no longer|superseded|old(er)? version)\b|이전|구버전", re.IGNORECASE)
 OLD_VERSION_PENALTY = 0.8
 
 _WH = re.compile(r"^(what|which|who|whom|whose|when|where|how|몇|며칠|얼마|언제|누구|어느|어디)",
                  re.IGNORECASE)
+#: "how *long*", "how *many*": part of the question word, not what the answer is about.
+_HOW_WORDS = frozenset({"long", "many", "much", "old", "far", "often", "big", "large",
+                        "soon", "tall", "high"})
 #: How much more a question term next to the wh-word weighs ("head office in *what* city"):
 #: the words around the gap say what the answer sentence is about.
 NEAR_WH = 3.0
@@ -89,7 +92,8 @@ def question_weights(index: Index, question: str) -> dict[str, float]:
     wh = [k for k, t in enumerate(toks) if _WH.match(t.text)]
     out: dict[str, float] = {}
     for k, t in enumerate(toks):
-        if t.stop or t.kind == "sym":
+        if t.stop or t.kind == "sym" or (k and toks[k - 1].text.lower() == "how"
+                                         and t.text.lower() in _HOW_WORDS):
             continue
         near = min((abs(k - w) for w in wh), default=None)
         boost = 1.0 + (NEAR_WH * math.exp(-(near - 1) / 3) if near is not None else 0.0)
@@ -109,6 +113,8 @@ def gap_terms(question: str) -> frozenset[str]:
     toks = tokenize(question)
     wh = [k for k, t in enumerate(toks) if _WH.match(t.text)]
     return frozenset(t.norm for k, t in enumerate(toks) if not t.stop and t.kind != "sym"
+                     and not (k and toks[k - 1].text.lower() == "how"
+                              and t.text.lower() in _HOW_WORDS)
                      and any(0 < k - w <= 3 or 0 < w - k <= 1 for w in wh))
 
 
