@@ -6,7 +6,9 @@ Everything runs against the local fake OpenAI-compatible server (``noisegauge.te
 through the real ``openai`` SDK over HTTP, with a fixed latency per call. Tokens are counted
 by the server as ceil(chars / 4) for both us and Ragas (no tokenizer can be downloaded here).
 
-Rows: for the Ragas LIC example (shared/data/ragas, 4 chunks) and each JSONL file given,
+Rows: for the Ragas LIC example (``../shared/data/ragas``, else the same file bundled in
+``tests/data/ragas``, 4 chunks) and each JSONL file given (none: the bundled
+``examples/support_bot.jsonl`` when ``../shared`` is absent),
 per strategy: calls, prompt/completion tokens and wall time per sample (one sample alone),
 then the wall time of a batch of ``--batch`` samples (the file's rows, cycled), all metrics
 and both noise modes. noisegauge runs as the library does (``ascore_sample``: the two
@@ -48,7 +50,17 @@ from noisegauge.testing.fake_openai import overlap_verdict
 from noisegauge.textkit.sentences import sentences
 
 ROOT = Path(__file__).resolve().parents[1]
-LIC_PATH = ROOT.parent / "shared" / "data" / "ragas" / "noise_sensitivity_docs_examples.json"
+#: The larger optional data beside the checkout; a fresh clone has none.
+SHARED = ROOT.parent / "shared"
+_LIC_NAME = Path("ragas") / "noise_sensitivity_docs_examples.json"
+EXAMPLE = ROOT / "examples" / "support_bot.jsonl"
+
+
+def lic_path() -> Path:
+    """The optional data's copy of the LIC file, else the one bundled in tests/data (the
+    same file)."""
+    shared = SHARED / "data" / _LIC_NAME
+    return shared if shared.exists() else ROOT / "tests" / "data" / _LIC_NAME
 
 # The LIC statements as the Ragas docs' worked example has them (anchors.md §5).
 LIC_CLAIMS = {
@@ -77,12 +89,15 @@ def server_process(responder: Callable[[FakeRequest, int], str], latency: float)
     parent, child = ctx.Pipe()
 
     def serve() -> None:
-        with FakeOpenAIServer(responder, latency=latency) as server:
+        parent.close()  # so the parent's death is an EOF here: no server outlives it
+        with FakeOpenAIServer(responder, latency=latency) as server, \
+                contextlib.suppress(EOFError):
             child.send(server.url)
             child.recv()  # block until the parent says stop
 
     proc = ctx.Process(target=serve, daemon=True)
     proc.start()
+    child.close()  # the server's end: a server that dies is an EOF here, not a hang
     try:
         yield parent.recv()
     finally:
@@ -91,7 +106,7 @@ def server_process(responder: Callable[[FakeRequest, int], str], latency: float)
 
 
 def load_lic() -> tuple[list[Sample], Callable[[str], list[str]]]:
-    record = json.loads(LIC_PATH.read_text())["examples"][0]
+    record = json.loads(lic_path().read_text())["examples"][0]
     scripted = {record["response"].strip(): LIC_CLAIMS["response"],
                 record["reference"].strip(): LIC_CLAIMS["reference"]}
 
@@ -236,6 +251,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=16, help="concurrent calls / Ragas jobs")
     args = parser.parse_args(argv)
     os.environ["NO_PROXY"] = os.environ["no_proxy"] = "127.0.0.1,localhost"  # local server
+    if not SHARED.exists():
+        print(f"{SHARED} not found: the LIC example from {lic_path().relative_to(ROOT)}"
+              + ("" if args.data else f", and {EXAMPLE.relative_to(ROOT)} as the data") + ".")
+        args.data = args.data or [EXAMPLE]
     lic, lic_claims = load_lic()
     bench_dataset("LIC", lic, lic_claims, args)
     for path in args.data:

@@ -6,7 +6,8 @@
   the repository.
 - ``fake_openai_server``: a local OpenAI-compatible server (``noisegauge.testing.fake_openai``).
 - ``fast_retries``: retry sleeps recorded, not slept.
-- ``cache_guard``'s hooks: no test writes into the user's cache (the run fails if one does).
+- ``cache_guard``'s hooks: no test writes into the user's cache (the run fails if one does;
+  what other processes do to that cache meanwhile is not checked).
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ import pytest
 # Before any fixture of any scope: the user's cache is never written (cache_guard's doc).
 from cache_guard import (  # noqa: F401  (hooks, found here by pytest)
     pytest_configure,
+    pytest_configure_node,
     pytest_sessionfinish,
+    pytest_testnodedown,
     pytest_unconfigure,
 )
 from noisegauge.testing import FakeOpenAIServer

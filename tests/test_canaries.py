@@ -99,6 +99,40 @@ def test_the_lexical_judge_report_is_honest():
     assert report.ok and report.line().startswith("judge canaries 9/12")
 
 
+def test_the_explanation_names_the_failed_probes_never_all_passed():
+    report = asyncio.run(run_canaries(get_judge("lexical")))
+    text = report.explain()
+    assert text.startswith("9 of 12 known-answer probes passed (")
+    assert "failed: en-two-facts, ko-plan-swap, ko-two-facts;" in text
+    assert "probes passed:" not in text  # the old wording, printed beside failed probes
+    right = asyncio.run(run_canaries(FakeJudge(claims=two_claims, verdicts=lambda p, c: (
+        "entailed" if c == p else "neutral" if p in {x.text for x in PROBES if x.kind == "unrelated"}
+        else "contradicted"))))
+    assert right.explain().startswith("12 of 12 known-answer probes passed (")
+    assert "failed" not in right.explain()
+
+
+def test_canaries_skipped_in_worker_processes_say_so(tmp_path):
+    """With a cache, the canaries wait for this process's first uncached request; with
+    ``--workers N`` the workers make every request, so they never run: the summary says that,
+    not "every answer came from the cache" (which the second, all-cached run does say)."""
+    env = {**os.environ, "NOISEGAUGE_CACHE": str(tmp_path / "cache.sqlite3")}
+
+    def score(out: str) -> str:
+        proc = subprocess.run([sys.executable, "-m", "noisegauge", "score", str(EXAMPLES),
+                               "--workers", "2", "--out", str(tmp_path / out), "-q"],
+                              capture_output=True, text=True, env=env, timeout=300)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return proc.stdout
+    first = score("first.jsonl")
+    assert "judge canaries not run: the rows were judged in worker processes (--workers 2)" in first
+    assert "came from the cache" not in first
+    again = score("second.jsonl")
+    assert "judge: calls 0," in again
+    assert "judge canaries not run: no request reached the judge (every answer came from the " \
+           "cache" in again
+
+
 def test_the_probes_cost_an_llm_judge_three_calls(fake_openai_server):
     require_extra("openai")
     judge = get_judge("openai:m", base_url=fake_openai_server.url)

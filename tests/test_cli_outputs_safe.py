@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from noisegauge.testing.children import spawned
+
 ROOT = Path(__file__).resolve().parents[1]
 PAIRS = ROOT / "examples" / "calibration_pairs.jsonl"
 
@@ -34,13 +36,13 @@ def test_stdout_closed_early_exits_0_quietly(args: list[str]) -> None:
 
 def test_stdout_closed_after_first_line_exits_0() -> None:
     """``noisegauge calibrate ... | head -1`` through a real pipe."""
-    proc = subprocess.Popen([sys.executable, "-m", "noisegauge", "calibrate", str(PAIRS)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env())
-    assert proc.stdout is not None and proc.stderr is not None
-    first = proc.stdout.readline()
-    proc.stdout.close()
-    err = proc.stderr.read()
-    assert proc.wait(timeout=120) == 0, err
+    with spawned([sys.executable, "-m", "noisegauge", "calibrate", str(PAIRS)],
+                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env()) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        first = proc.stdout.readline()
+        proc.stdout.close()
+        err = proc.stderr.read()
+        assert proc.wait(timeout=120) == 0, err
     assert first.startswith(b"30 labelled pairs")
 
 

@@ -21,6 +21,7 @@ from batch_helpers import ROOT, rows
 from noisegauge.cli.main import cli
 from noisegauge.judges.registry import JUDGE_FACTORIES
 from noisegauge.runner.journal import journal_path
+from noisegauge.testing.children import spawned
 
 SLOW_CLI = ROOT / "tests" / "slow_cli.py"
 
@@ -244,15 +245,15 @@ def test_interrupt_says_what_was_saved(tmp_path: Path) -> None:
 
 def test_sigint_in_a_real_process_exits_130(tmp_path: Path) -> None:
     src = _jsonl(tmp_path / "in.jsonl", rows(3))
-    proc = subprocess.Popen([sys.executable, str(SLOW_CLI), "score", str(src), "--judge",
-                             "never", "--out", str(tmp_path / "o.jsonl"), "--no-canaries"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 30
-    while not journal_path(tmp_path / "o.jsonl").exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.3)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=30)
+    with spawned([sys.executable, str(SLOW_CLI), "score", str(src), "--judge", "never",
+                  "--out", str(tmp_path / "o.jsonl"), "--no-canaries"],
+                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        deadline = time.monotonic() + 30
+        while not journal_path(tmp_path / "o.jsonl").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
     assert "interrupted." in err and "Traceback" not in err
 
@@ -274,13 +275,12 @@ def test_unwritable_out_is_a_clean_error(tmp_path: Path) -> None:
 def test_closed_stdout_pipe_keeps_the_exit_code(tmp_path: Path) -> None:
     src = _mixed(tmp_path, n=4, bad=1)
     for extra, code in (([], 3), (["--allow-errors"], 0)):
-        proc = subprocess.Popen([sys.executable, str(SLOW_CLI), "score", str(src), "--judge",
-                                 "fake", "-q", *extra],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        assert proc.stdout is not None and proc.stderr is not None
-        proc.stdout.close()  # the reader is gone before anything is printed (`| head -0`)
-        err = proc.stderr.read().decode()
-        assert proc.wait(60) == code, err
+        with spawned([sys.executable, str(SLOW_CLI), "score", str(src), "--judge", "fake",
+                      "-q", *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+            assert proc.stdout is not None and proc.stderr is not None
+            proc.stdout.close()  # the reader is gone before anything is printed (`| head -0`)
+            err = proc.stderr.read().decode()
+            assert proc.wait(60) == code, err
         assert "Traceback" not in err and "BrokenPipe" not in err
 
 

@@ -1,7 +1,8 @@
 """Hostile inputs are contained at the boundary: deep nesting and huge texts are error rows
 (never a RecursionError or minutes of judging), judge objects are checked once, ids are kept
 as given or refused, alias columns that disagree are refused, and CSV output cannot carry a
-spreadsheet formula."""
+spreadsheet formula. Each refusal says what is wrong in the user's terms: a null field is null,
+not missing; a lone surrogate escape is not a bad byte; ids compare as text (#30)."""
 
 from __future__ import annotations
 
@@ -89,6 +90,87 @@ def test_ids_are_kept_as_given_or_refused() -> None:
     assert "row 1, field 'id': has type list" in results[1].reason
     assert "row 2, field 'id': has type bool" in results[2].reason
     assert "['a', 'b']" not in json.dumps([r.to_row() for r in results])
+
+
+def _reasons(report: object) -> list[str | None]:
+    return [r.reason for r in report.results]  # type: ignore[attr-defined]
+
+
+def test_a_null_field_is_called_null_with_what_to_put(tmp_path: Path) -> None:
+    """#30: ``"response": null`` was "is missing (accepted: response, answer)"."""
+    path = tmp_path / "in.jsonl"
+    lines = [{**row(0), "response": None}, {**row(1), "retrieved_contexts": None},
+             {k: v for k, v in row(2).items() if k != "reference"}]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    reasons = _reasons(_run(path))
+    assert reasons[0] == ("row 0, field 'response': is null (expected the answer as a string "
+                          '("" when the pipeline gave none))')
+    assert "field 'retrieved_contexts': is null" in str(reasons[1])
+    assert "[] when nothing was retrieved" in str(reasons[1])
+    assert "field 'reference': is missing" in str(reasons[2])  # absent is still missing
+
+
+def test_a_lone_surrogate_escape_is_not_called_bad_bytes(tmp_path: Path) -> None:
+    """#30: the valid JSON ``"\\ud800"`` was reported as bytes that are not UTF-8."""
+    good = json.dumps(row(0))
+    lone = json.dumps(row(1)).replace("Beta is two.\", \"ref", "Beta \\ud800 is two.\", \"ref")
+    assert "\\ud800" in lone
+    path = tmp_path / "in.jsonl"
+    path.write_bytes((good + "\n" + lone + "\n").encode() + json.dumps(row(2)).encode()
+                     .replace(b"question 2?", b"question \xff?") + b"\n")
+    reasons = _reasons(_run(path))
+    assert reasons[0] is None
+    assert "row 1, field 'response': line 2: holds a lone surrogate (\\ud800 at character" \
+        in str(reasons[1]) and "not encodable text" in str(reasons[1])
+    assert "UTF-8" not in str(reasons[1])
+    assert "line 3: contains bytes that are not valid UTF-8" in str(reasons[2])  # real bad bytes
+    (tmp_path / "in.json").write_text("[" + lone + "]")  # a JSON document, and in memory
+    assert "lone surrogate" in str(_reasons(_run(tmp_path / "in.json"))[0])
+    assert "lone surrogate" in str(_reasons(_run([json.loads(lone)]))[0])
+
+
+def test_ids_compare_as_text_and_a_duplicate_says_how_each_row_wrote_it() -> None:
+    """#30: ids ``1`` and ``"1"`` are one id (ids are kept as text); the duplicate names both
+    rows and both spellings, not a bare "duplicate id '1'" that reads as the same string."""
+    data = [{**row(0), "id": 1}, {**row(1), "id": "1"}, {**row(2), "id": 2.0},
+            {**row(3), "id": 2}, {**row(4), "id": "x"}, {**row(5), "id": "x"}]
+    report = _run(data)
+    results = report.results  # type: ignore[attr-defined]
+    assert [r.status for r in results] == ["ok", "error", "ok", "error", "ok", "error"]
+    assert results[0].id == "1" and results[2].id == "2"
+    assert results[1].reason == (
+        "row 1, field 'id': duplicate id '1' (first used by row 0, as the number 1; row 1 has "
+        'the string "1": ids are compared as text, 1, 1.0 and "1" are one id) '
+        "(expected a unique id per row)")
+    assert "as the number 2.0; row 3 has the number 2" in results[3].reason
+    assert "duplicate id 'x' (first used by row 4) (expected" in results[5].reason
+
+
+def test_a_nan_or_empty_id_is_refused_with_the_row(tmp_path: Path) -> None:
+    """#30: a NaN id (JSON ``NaN``, a pandas gap) or an empty CSV id cell was accepted."""
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps({**row(0), "id": "a"}) + "\n"
+                    + json.dumps({**row(1), "id": float("nan")}) + "\n")
+    assert "NaN" in path.read_text()
+    reasons = _reasons(_run(path))
+    assert reasons[0] is None
+    assert str(reasons[1]).startswith("row 1, field 'id': is NaN, not an id (expected a "
+                                      "string or a number, unique per row; leave the field out")
+    csv_path = tmp_path / "in.csv"
+    with csv_path.open("w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["id", "user_input", "response", "reference", "retrieved_contexts"])
+        for i, ident in enumerate(["a", "", "c"]):
+            r = row(i)
+            writer.writerow([ident, r["user_input"], r["response"], r["reference"],
+                             json.dumps(r["retrieved_contexts"])])
+    reasons = _reasons(_run(csv_path))
+    assert reasons[0] is None and reasons[2] is None
+    assert str(reasons[1]).startswith("row 1, field 'id': is empty (expected an id on every row")
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame([{**row(0), "id": 1}, {**row(1), "id": None}])  # ids 1.0 and NaN
+    results = _run(frame).results  # type: ignore[attr-defined]
+    assert results[0].id == "1" and "field 'id': is NaN" in str(results[1].reason)
 
 
 def test_conflicting_alias_columns_are_refused() -> None:

@@ -82,6 +82,36 @@ def test_bare_answer_becomes_question_answer_claim() -> None:
         "The head office is in Delhi."]
 
 
+@pytest.mark.parametrize(("text", "question"), [
+    # A CSV cell that is a spreadsheet formula is no bare answer (it is not glued either
+    # when it is short: what it says is left to the judge as it stands).
+    ('=HYPERLINK("http://evil.example/reset","Reset your password")',
+     "How do I reset my password?"),
+    ("@SUM(A1:A9)", "What is the total?"),
+    # Full sentences in scripts the English verb list cannot read: Hebrew, Korean.
+    ("המדיניות מאפשרת ביטול בכל עת.", "What is the cancellation policy?"),
+    ("ניתן לבטל בכל עת", "What is the cancellation policy?"),
+    ("환불은 불가능합니다.", "환불이 되나요?"),
+    ("서면점 IMAX 관람료는 20,000원입니다.", "시네마루 서면점 IMAX 관람료가 얼마인가요?"),
+])
+def test_a_formula_or_a_non_latin_sentence_is_not_glued_to_the_question(text: str,
+                                                                        question: str) -> None:
+    assert texts(text, question) == [text]
+
+
+@pytest.mark.parametrize(("text", "question", "claim"), [
+    ("Delhi", "Where is the head office?", "Where is the head office? Delhi"),
+    ("30 days.", "How long is the notice period?", "How long is the notice period? 30 days."),
+    ("-40", "What is the lowest temperature?", "What is the lowest temperature? -40"),
+    ("תל אביב", "Where is the head office?", "Where is the head office? תל אביב"),
+    ("서울", "본사는 어디에 있나요?", "본사는 어디에 있나요? 서울"),
+    ("30일", "통보 기간은 며칠인가요?", "통보 기간은 며칠인가요? 30일"),
+])
+def test_a_bare_answer_in_any_script_still_gets_its_question(text: str, question: str,
+                                                             claim: str) -> None:
+    assert texts(text, question) == [claim]
+
+
 def test_spans_map_back_to_the_source() -> None:
     text = "# Plans\n- **Pro**: $49.99/month.\n- Enterprise: custom pricing\n\nIt is new. 환불은 불가능합니다."
     for c in extract_spans(text):

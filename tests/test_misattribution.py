@@ -89,6 +89,41 @@ def test_a_chunk_about_the_same_entity_is_not_another_entity() -> None:
     assert find_misattributions(claim, [PRO, legacy, ENT], PRO, SEED["user_input"])[0].chunk == 2
 
 
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "support_bot.jsonl"
+
+
+def test_the_bundled_example_flags_only_details_of_another_entity() -> None:
+    """A stale or other-case sentence in the asked entity's own chunk (a Billing Policy v2
+    rule beside v3's, the monthly price beside the annual one, a 2023 FAQ line) is a
+    conflict inside that chunk, plain relevant noise; the details carried from another
+    entity's chunk (US shipping for the EU, Enterprise for Pro or Team) stay flagged."""
+    samples = [json.loads(x) for x in EXAMPLE.read_text(encoding="utf-8").splitlines() if x.strip()]
+    rows = evaluate(samples, cache=False, progress=False).rows()
+    flagged = {(row["id"].split("-")[0], c["bucket"], tuple(c["misattributed_from"]))
+               for row in rows for c in row["response_claims"] if c["misattributed_from"]}
+    assert flagged == {("sb15", "irrelevant_noise", (1,)), ("sb27", "hallucination", (1,)),
+                       ("sb27", "irrelevant_noise", (1,)), ("sb28", "hallucination", (1,)),
+                       ("sb29", "hallucination", (1,))}
+
+
+def test_a_stale_sentence_of_the_same_entity_in_its_own_chunk_is_not_another_entity() -> None:
+    own = ("Help Center › Billing › Cancelling a Pro subscription (Billing Policy v3). " + PRO +
+           " Legacy rule from Billing Policy v2: Pro cancellations require a 60-day notice period.")
+    claim = "Pro cancellations require a 60-day notice period."
+    assert find_misattributions(claim, [own, ENT], PRO, SEED["user_input"], entailed_by=[0]) == ()
+    assert find_misattributions(claim, [own, ENT], PRO, SEED["user_input"]) == ()
+    # In the asked entity's own chunk, a sentence that puts another entity in its place
+    # ("Residents of Birch Tower" for "Maple Court residents") is still another entity's.
+    lease = ("Lease renewals: residents of Maple Court must submit their renewal form by March "
+             "31. Residents of Birch Tower have until April 30, because Birch Tower leases run "
+             "on a May–April cycle.")
+    found = find_misattributions("Maple Court residents have until April 30 to send in their "
+                                 "renewal form.", [lease],
+                                 "Maple Court residents must submit their renewal form by March 31.",
+                                 "When is the lease renewal deadline at Maple Court?")
+    assert [m.chunk for m in found] == [0] and "April 30" in found[0].detail
+
+
 def test_detail_is_what_the_reference_and_question_do_not_say() -> None:
     d = distinguishing_detail("Toolkit 3.2 supports Python 3.6 to 3.8.",
                               "Toolkit 3.2 supports Python 3.9 to 3.12.",
@@ -384,9 +419,9 @@ def test_a_denied_feature_named_in_capitals_is_the_detail() -> None:
 def test_every_labelled_split_keeps_its_precision_and_recall() -> None:
     """Every split (1,421 cases, en + ko): no more than eighteen false alarms among the 907
     cases that must not be flagged (true hallucinations, right claims, true sentences about
-    the other entity; sixteen now), and at least 83% of the 514 misattributed claims found
-    with their chunk (84.8% now). A regression guard: the held-out figures are the bench's
-    (README)."""
+    the other entity; twelve now), and at least 83% of the 514 misattributed claims found
+    with their chunk (429, 83.5% now). A regression guard: the held-out figures are the
+    bench's (README)."""
     cases = [json.loads(x) for path in sorted(DATA.parent.glob("misattribution*.jsonl"))
              for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
     assert len(cases) >= 1420
@@ -601,3 +636,11 @@ def test_a_variant_a_title_and_a_letter_name_other_models() -> None:
     rooms = ["청소년 열람실: 평일 09:00~20:00", "일반 열람실: 평일 09:00~23:00"]
     assert find_misattributions("청소년 열람실은 평일 오후 8시에 문을 닫아요.", rooms,
                                 "일반 열람실은 평일 밤 11시까지 엽니다.", "열람실 몇 시까지 해요?") == ()
+
+
+def test_the_llm_is_told_a_stale_line_of_the_same_entity_is_no_source() -> None:
+    from noisegauge.judges.llm.attribution import ATTRIBUTION_VERSION, attribution_messages
+
+    system = attribution_messages("q", "r", ["p"], ["c"])[0]["content"]
+    assert "stale or other-case line about the claim's own entity" in " ".join(system.split())
+    assert ATTRIBUTION_VERSION != "ng-attr-1"  # a changed prompt: cached answers not reused

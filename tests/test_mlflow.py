@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -23,6 +22,7 @@ import pytest
 from batch_helpers import ROOT, require_extra
 from noisegauge.engine.catalogue import METRIC_NAMES
 from noisegauge.engine.summary import MetricSummary
+from noisegauge.testing.children import spawn, stop
 
 EXAMPLE = ROOT / "examples" / "support_bot.jsonl"
 GOLDEN = ROOT / "examples" / "golden_support.jsonl"
@@ -43,12 +43,12 @@ def tracking_uri(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     root = tmp_path_factory.mktemp("mlflow")
     port = _free_port()
     log = open(root / "server.log", "wb")  # noqa: SIM115 (closed in the finally below)
-    proc = subprocess.Popen(
+    # spawn: the server and its workers die with this process, even when it is killed.
+    proc = spawn(
         [sys.executable, "-m", "mlflow", "server", "--backend-store-uri",
          f"sqlite:///{root / 'mlflow.db'}", "--artifacts-destination", str(root / "artifacts"),
          "--host", "127.0.0.1", "--port", str(port), "--workers", "1"],
-        cwd=root, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        env={**os.environ, **QUIET})
+        cwd=root, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **QUIET})
     uri = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 300  # a cold start on a loaded 2-core machine is slow
@@ -65,13 +65,7 @@ def tracking_uri(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             time.sleep(0.5)
         yield uri
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=20)
+        stop(proc, grace=20)  # the whole group: the workers outlive a killed leader
         log.close()
 
 

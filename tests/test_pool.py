@@ -20,6 +20,7 @@ from noisegauge.cli.main import cli
 from noisegauge.judges.lexical import LexicalJudge
 from noisegauge.runner.journal import journal_path
 from noisegauge.runner.pool import default_workers
+from noisegauge.testing.children import spawn, stop
 
 WORDS = ["plan", "price", "notice", "period", "river", "city", "policy", "region", "support",
          "contract", "data", "answer", "thirty", "ninety", "monthly", "annual", "refund"]
@@ -117,13 +118,15 @@ def test_cli_output_is_byte_identical_and_the_cache_fills(tmp_path: Path) -> Non
     assert sum(u["calls"] for u in usage) == 0 < sum(u["cached_calls"] for u in usage)
 
 
-def test_ctrl_c_keeps_finished_rows_and_the_rerun_completes_them(tmp_path: Path) -> None:
+def test_ctrl_c_keeps_finished_rows_and_the_rerun_completes_them(
+        tmp_path: Path, request: pytest.FixtureRequest) -> None:
     src = _jsonl(tmp_path / "in.jsonl", _rows(64, seed=2))
     out = tmp_path / "out.jsonl"
     cmd = [sys.executable, "-m", "noisegauge", "score", str(src), "--judge", "lexical",
            "--no-cache", "--no-canaries", "-q", "--workers", "2"]
-    proc = subprocess.Popen([*cmd, "--out", str(out)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = spawn([*cmd, "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                 text=True)
+    request.addfinalizer(lambda: stop(proc))  # with the worker processes it started
     journal = journal_path(out)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:

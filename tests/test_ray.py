@@ -9,11 +9,9 @@ they skip, except the two that check what happens then.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -30,6 +28,7 @@ from noisegauge.errors import JudgeUnavailable, MissingDependency
 from noisegauge.infra.store import JudgeCache
 from noisegauge.runner.ray_limits import PermitDesk
 from noisegauge.testing import FakeOpenAIServer, FaultyJudge
+from noisegauge.testing.children import spawn, stop
 
 RAY_ENV = {"RAY_AUTH_MODE": "disabled",  # no token file shared with other Ray users here
            "RAY_USAGE_STATS_ENABLED": "0"}
@@ -230,11 +229,11 @@ def head_cluster(ray_local: Any) -> Iterator[str]:
     ray_bin = Path(sys.executable).with_name("ray")
     log = temp / "start.log"
     with log.open("wb") as sink:
-        proc = subprocess.Popen(
+        proc = spawn(
             [str(ray_bin), "start", "--head", "--block", f"--port={port}", "--num-cpus=2",
              "--include-dashboard=false", "--object-store-memory=200000000",
              f"--temp-dir={temp}", "--disable-usage-stats"],
-            env=env, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
+            env=env, stdout=sink, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -246,9 +245,7 @@ def head_cluster(ray_local: Any) -> Iterator[str]:
             time.sleep(0.5)
         yield f"127.0.0.1:{port}"
     finally:
-        with contextlib.suppress(ProcessLookupError):  # the head and all it started
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=30)
+        stop(proc)  # the head and all it started
         shutil.rmtree(temp, ignore_errors=True)
 
 

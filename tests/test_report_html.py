@@ -219,3 +219,18 @@ def test_stress_mode(tmp_path: Path) -> None:
 
 
 ROOT_GOLDEN = EXAMPLE.parent / "golden_support.jsonl"
+
+
+def test_the_legend_says_how_misattributed_claims_count() -> None:
+    """A misattributed claim keeps its bucket: hallucination where no chunk entails it,
+    noise where the judge reads one as entailing it (both happen in the bundled example);
+    the legend and the diagnosis say so, never "counted as hallucination"."""
+    samples = [json.loads(x) for x in EXAMPLE.read_text(encoding="utf-8").splitlines() if x.strip()]
+    rows = scored_rows(samples)
+    counted = {c["bucket"] for r in rows for c in r["response_claims"] if c["misattributed_from"]}
+    assert {"hallucination", "irrelevant_noise"} <= counted
+    page = render_report(rows)
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page))
+    assert "count it as hallucination" not in text and "counted as hallucination" not in text
+    assert ("the metrics count it in its own bucket: hallucination where no chunk entails it, "
+            "relevant or irrelevant noise where the judge reads a chunk as entailing it") in text

@@ -9,26 +9,41 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from batch_helpers import ROOT, SlowJudge, rows
+from batch_helpers import ROOT, SlowJudge, require_extra, rows
 from noisegauge import FakeJudge, evaluate
 from noisegauge.runner.journal import Journal, journal_path
+from noisegauge.testing import FakeOpenAIServer
+from noisegauge.testing.children import spawn, stop
 
 SLOW_CLI = ROOT / "tests" / "slow_cli.py"
 N_ROWS = 24
 CALLS_PER_ROW = 10  # 2 extractions + 2 claim sets x (reference or response + 3 chunks)
 
 
+_started: list[subprocess.Popen[bytes]] = []
+
+
+@pytest.fixture(autouse=True)
+def _reaped() -> Iterator[None]:
+    """The CLI runs a test started are gone, with anything they started, when it ends."""
+    yield
+    while _started:
+        stop(_started.pop())
+
+
 def _cli(args: list[str], calls_log: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, "NG_CALL_LOG": str(calls_log)}
     # The dataset has a bad row on purpose: --allow-errors keeps the exit code 0.
-    return subprocess.Popen([sys.executable, str(SLOW_CLI), "score", *args, "--allow-errors"],
-                            env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = spawn([sys.executable, str(SLOW_CLI), "score", *args, "--allow-errors"], env=env,
+                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _started.append(proc)
+    return proc
 
 
 def _lines(path: Path) -> int:
@@ -189,3 +204,37 @@ def test_two_runs_cannot_write_the_same_output(tmp_path: Path) -> None:
     first.close(remove=True)
     evaluate(rows(1), None, judge=SlowJudge(), cache=False, progress=False, out=out)
     assert out.exists()
+
+
+def test_third_run_after_kill_and_resume_costs_nothing(fake_openai_server: FakeOpenAIServer,
+                                                       tmp_path: Path) -> None:
+    """#30: kill -9 mid-run, resume, run again: the third run must make no judge call. The
+    killed run's answers for the rows it journaled were still in the cache's write buffer, so
+    the resume reused those rows from the journal and the third run (no journal) paid again."""
+    require_extra("openai")
+    data = tmp_path / "in.jsonl"
+    data.write_text("".join((ROOT / "examples" / "support_bot.jsonl").read_text()
+                            .splitlines(keepends=True)[:8]))
+    out = tmp_path / "out.jsonl"
+    fake_openai_server.latency = 0.05  # a run long enough to be killed in the middle
+    cmd = [sys.executable, "-m", "noisegauge", "score", str(data), "--judge",
+           "openai:test-model", "--base-url", fake_openai_server.url, "--out", str(out),
+           "--concurrency", "2", "-q", "--allow-errors"]
+    env = {**os.environ, "OPENAI_API_KEY": "sk-test"}  # NOISEGAUGE_CACHE: isolated_cache's
+    killed = spawn(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _started.append(killed)
+    partial = journal_path(out)
+    deadline = time.monotonic() + 60
+    while _lines(partial) < 3 and killed.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    killed.send_signal(signal.SIGKILL)
+    assert killed.wait(10) == -signal.SIGKILL
+    assert 2 <= len(_stored(partial)) < 8  # killed in the middle, rows journaled
+
+    calls = []
+    for _ in ("resume", "third"):
+        before = len(fake_openai_server.chat_requests())
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        calls.append(len(fake_openai_server.chat_requests()) - before)
+    assert calls[0] > 0 and calls[1] == 0, calls

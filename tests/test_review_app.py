@@ -22,6 +22,7 @@ from batch_helpers import require_extra
 require_extra("review")
 
 from noisegauge.people.labels import LabelFile, read_labels  # noqa: E402
+from noisegauge.testing.children import spawn, stop  # noqa: E402
 from people_helpers import example_rows, review_server  # noqa: E402
 from report_helpers import ROOT, write_jsonl  # noqa: E402
 
@@ -135,10 +136,9 @@ def test_cli_prints_a_loopback_url_and_binds_loopback_only(rows: list[dict[str, 
     if not Path("/proc/net/tcp").exists():
         pytest.skip("needs /proc/net/tcp (Linux) to read the listening address")
     results = write_jsonl(tmp_path / "results.jsonl", rows)
-    proc = subprocess.Popen([sys.executable, "-m", "noisegauge", "review", str(results),
-                             "--labels", str(tmp_path / "l.jsonl"), "--n", "4", "--seed", "3",
-                             "--no-browser"], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = spawn([sys.executable, "-m", "noisegauge", "review", str(results), "--labels",
+                  str(tmp_path / "l.jsonl"), "--n", "4", "--seed", "3", "--no-browser"],
+                 cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
         url = None
@@ -160,8 +160,7 @@ def test_cli_prints_a_loopback_url_and_binds_loopback_only(rows: list[dict[str, 
             with pytest.raises(OSError), socket.create_connection((addr, port), timeout=2):
                 pass
     finally:
-        proc.terminate()
-        proc.wait(20)
+        stop(proc, grace=20)
 
 
 def _own_addresses() -> list[str]:

@@ -143,6 +143,25 @@ def test_judge_hidden_until_asked_and_looking_is_marked(rows: list[dict[str, Any
         assert read_labels(labels).current(sample["id"], sample["digest"]).looked
 
 
+def test_a_chunk_key_records_no_verdict(rows: list[dict[str, Any]], page: Any,
+                                        tmp_path: Path) -> None:
+    """A chunk letter on a claim not labelled yet is a pick, not a label: nothing is saved
+    (it used to save an implicit "correct") until 1 or 2 records the verdict with it."""
+    labels = tmp_path / "labels.jsonl"
+    with review_server(rows, labels, n=8, seed=5) as state:
+        _open(page, state.url)
+        digest = state.snapshot()["samples"][0]["digest"]
+        page.keyboard.press("b")                   # claim 0: stated in chunk B ...
+        _until(page, "#claim-0 .answer", lambda t: "picked B" in t)
+        lab = read_labels(labels).current(state.order[0], digest)
+        assert lab is None or 0 not in lab.claims  # ... no verdict given, none saved
+        assert not labels.exists() or '"kind": "claim"' not in labels.read_text(encoding="utf-8")
+        page.keyboard.press("2")                   # ... and wrong: both recorded now
+        _until(page, "#claim-0 .answer", lambda t: t == "wrong, stated in B")
+        lab = read_labels(labels).current(state.order[0], digest)
+        assert lab is not None and lab.claims[0] == ("wrong", (1,))
+
+
 def test_every_text_is_escaped(rows: list[dict[str, Any]], page: Any, tmp_path: Path) -> None:
     with review_server(rows, tmp_path / "labels.jsonl", n=8, seed=5) as state:
         _open(page, state.url)
@@ -166,7 +185,9 @@ def test_thirty_chunks_are_labelled_past_z(many_rows: list[dict[str, Any]], page
         assert keys == [*letters, "AA", "AB", "AC", "AD"]
         assert page.locator("#claim-0 .picks button").all_inner_texts() == keys
         page.click("#claim-0 .picks button[title='chunk AD']")
-        _until(page, "#claim-0 .answer", lambda t: t.endswith("stated in AD"))
+        _until(page, "#claim-0 .answer", lambda t: "picked AD" in t)  # a pick, no verdict yet
+        page.keyboard.press("1")
+        _until(page, "#claim-0 .answer", lambda t: t == "correct, stated in AD")
 
 
 def test_focused_item_is_above_the_footer(many_rows: list[dict[str, Any]], page: Any,

@@ -6,6 +6,7 @@ Validation happens here, once; errors name the row, the field and what was expec
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,7 +15,7 @@ from .engine.matrix import ClaimVerdicts
 from .errors import InvalidSample
 
 __all__ = ["Sample", "MAX_CHUNK_CHARS", "MAX_TEXT_CHARS", "FIELD_ALIASES", "CHUNK_ID_FIELDS",
-           "RELEVANT_IDS_FIELD", "check_sizes"]
+           "RELEVANT_IDS_FIELD", "check_sizes", "id_text"]
 
 #: The longest question, response, reference or chunk accepted (``max_chars`` changes it):
 #: a longer one is almost certainly a whole document pasted by mistake, and judging it
@@ -78,8 +79,9 @@ class Sample:
         """Build a sample from a dict using any accepted field names.
 
         Two accepted names for one field with different values (``response`` and
-        ``answer``) are refused, as are ids that are not a string or an integer, and
-        texts longer than ``max_chars``.
+        ``answer``) are refused, as are ids that are not a string or a number (or are
+        empty or NaN), and texts longer than ``max_chars``. An id is kept as text
+        (``id_text``): ``1``, ``1.0`` and ``"1"`` are the same id.
 
         >>> Sample.from_record({"question": "q", "answer": "a", "ground_truth": "r",
         ...                     "contexts": ["c"]}).retrieved_contexts
@@ -141,6 +143,13 @@ def _first(record: Mapping[str, Any], canonical: str, row: int | None = None) ->
 
 
 _REQUIRED = ("user_input", "response", "reference", "retrieved_contexts")
+#: What to put in a required field given as null.
+_NULL_FIX = {
+    "user_input": "the question, a non-empty string",
+    "response": 'the answer as a string ("" when the pipeline gave none)',
+    "reference": "the reference answer, a non-empty string",
+    "retrieved_contexts": "a list of strings ([] when nothing was retrieved)",
+}
 
 
 def _check_fields(record: Mapping[str, Any], row: int | None) -> None:
@@ -149,10 +158,22 @@ def _check_fields(record: Mapping[str, Any], row: int | None) -> None:
     Unknown keys are kept as metadata when the row is complete; they are named only when a
     field is missing, since then one of them is most likely the misspelt field.
     """
-    missing = [c for c in _REQUIRED
-               if not any(record.get(name) is not None for name in FIELD_ALIASES[c])]
-    if not missing:
+    absent = [c for c in _REQUIRED
+              if not any(record.get(name) is not None for name in FIELD_ALIASES[c])]
+    if not absent:
         return
+    # Given as null is not missing: the key is there, the value is what needs fixing.
+    null = [next(name for name in FIELD_ALIASES[c] if name in record) for c in absent
+            if any(name in record for name in FIELD_ALIASES[c])]
+    missing = [c for c in absent if not any(name in record for name in FIELD_ALIASES[c])]
+    if null and not missing:
+        canonical = {name: c for c in absent for name in FIELD_ALIASES[c]}
+        if len(null) == 1:
+            raise InvalidSample("is null", row=row, field=null[0],
+                                expected=_NULL_FIX[canonical[null[0]]])
+        raise InvalidSample("are null: " + ", ".join(
+            f"'{n}' (expected {_NULL_FIX[canonical[n]]})" for n in null), row=row,
+            field=", ".join(null))
     unknown = [str(k) for k in record if k not in _KNOWN]
     aliases = {name: c for c in missing for name in FIELD_ALIASES[c]}
     hints = []
@@ -171,17 +192,47 @@ def _check_fields(record: Mapping[str, Any], row: int | None) -> None:
             f"'{c}' (accepted: {', '.join(FIELD_ALIASES[c])})" for c in missing)]
     if hints:
         parts.append("unknown keys " + "; ".join(hints))
+    if null:
+        parts.append("null: " + ", ".join(f"'{n}'" for n in null))
     raise InvalidSample("; ".join(parts), row=row, field=", ".join(missing))
+
+
+def id_text(value: Any) -> str | None:
+    """An id as the text ids are compared by (None: not a usable id): a string as given, a
+    number as written in JSON, a whole number without its ``.0`` (JSON's ``1`` and ``1.0``
+    are one number; a pandas column of ints with a gap holds ``1.0``). So ``1`` and ``"1"``
+    are the same id: a run with both reports a duplicate."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        return value if value.strip() else None
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return str(int(value)) if value.is_integer() else repr(value)
+    return None
+
+
+_ID_EXPECTED = ("a string or a number, unique per row; leave the field out, or null, for a "
+                "row without one")
 
 
 def _id(record: Mapping[str, Any], row: int | None) -> str | None:
     name, value = _first(record, "id", row)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        raise InvalidSample(f"has type {type(value).__name__}", row=row, field=name,
-                            expected="a string or a number, kept as given")
-    return value if isinstance(value, str) else str(value)
+    text = id_text(value)
+    if text is not None:
+        return text
+    if isinstance(value, float):  # NaN from pandas or a JSON writer, or an infinity
+        raise InvalidSample(f"is {'NaN' if math.isnan(value) else 'infinite'}, not an id",
+                            row=row, field=name, expected=_ID_EXPECTED)
+    if isinstance(value, str):  # an empty CSV cell, say
+        raise InvalidSample("is empty", row=row, field=name,
+                            expected="an id on every row, unique per row; a table whose rows "
+                                     "have no ids has no id column")
+    raise InvalidSample(f"has type {type(value).__name__}", row=row, field=name,
+                        expected=_ID_EXPECTED)
 
 
 def _text(record: Mapping[str, Any], canonical: str, row: int | None, *, allow_empty: bool) -> str:

@@ -12,11 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from rich import box
-from rich.table import Table
 
 from ..errors import NoiseGaugeError
 from ..infra.outputs import write_text
+from ..infra.tables import Col, Fitted
 from .console import error, note, stdout
 from .gates import Gate, check_gates, parse_gates
 from .paths import refuse_clobber
@@ -45,20 +44,17 @@ def _num(x: float | None) -> str:
     return "undefined" if x is None else f"{x:.3f}"
 
 
-def estimate_table(est: Estimate) -> Table:
+def estimate_table(est: Estimate) -> Fitted:
     pct = f"{est.confidence:.0%}"
-    table = Table(title=f"checked by people ({len(est.labelled) + len(est.from_values)} labelled "
-                        f"of {est.samples} samples, {est.design} design; {pct} intervals for "
-                        f"the {est.target} target)",
-                  title_justify="left", box=box.SIMPLE_HEAD)
-    table.add_column("metric", no_wrap=True)
-    for col in ("judge", "people", f"{pct} CI", "n", "corrected", f"{pct} CI ", "n/N"):
-        table.add_column(col, justify="right", no_wrap=True)
-    for name, m in est.metrics.items():
-        h, c = m.human, m.corrected
-        table.add_row(name, _num(m.judge), _num(h.estimate), _span(h.low, h.high), str(h.n),
-                      _num(c.estimate), _span(c.low, c.high), f"{c.n}/{c.N}")
-    return table
+    cols = [Col("metric", "key"), Col("judge"), Col("people"), Col(f"{pct} CI"), Col("n"),
+            Col("corrected", short="corr."), Col(f"{pct} CI"), Col("n/N")]
+    rows = [[name, _num(m.judge), _num(m.human.estimate), _span(m.human.low, m.human.high),
+             str(m.human.n), _num(m.corrected.estimate),
+             _span(m.corrected.low, m.corrected.high), f"{m.corrected.n}/{m.corrected.N}"]
+            for name, m in est.metrics.items()]
+    return Fitted(cols, rows, title=f"checked by people ({len(est.labelled) + len(est.from_values)}"
+                                    f" labelled of {est.samples} samples, {est.design} design; "
+                                    f"{pct} intervals for the {est.target} target)")
 
 
 def print_estimate(est: Estimate) -> None:

@@ -29,14 +29,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
-from rich import box
-from rich.table import Table
 from rich.text import Text
 
 from ..engine.metrics import COMPAT_MODES, Compat, check_compat
+from ..engine.summary import methods_note
 from ..errors import InvalidInput, InvalidSample, JudgeError, NoiseGaugeError
 from ..infra.secrets import register_secret
 from ..infra.store import JudgeCache, resolve_cache
+from ..infra.tables import Col, Fitted
 from ..io.readers import FORMATS, Source, open_source
 from ..io.writers import OUTPUT_FORMATS
 from ..judges.base import Judge, SampleJudge
@@ -68,19 +68,20 @@ __all__ = ["score"]
 EXIT_OK, EXIT_GATE, EXIT_USAGE, EXIT_ERRORS, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 
-def _table(stats: RunStats) -> Table:
-    table = Table(title="noisegauge summary", title_justify="left", box=box.SIMPLE_HEAD)
-    table.add_column("metric", no_wrap=True)
+def _table(stats: RunStats) -> Fitted:
     doubt = stats.uncertain_shares()  # only judges that score their verdicts
-    for col in ("mean", "95% CI", "n", "undefined", "errors", *(["uncertain"] if doubt else [])):
-        table.add_column(col, justify="right", no_wrap=True)
-    for name, s in stats.summary().items():
+    cols = [Col("metric", "key"), Col("mean"), Col("95% CI"), Col("n"),
+            Col("undefined", short="undef."), Col("errors", short="err."),
+            *([Col("uncertain", short="unc.")] if doubt else [])]
+    rows = []
+    summary = stats.summary()
+    for name, s in summary.items():
         mean = "undefined" if s.mean is None else f"{s.mean:.3f}"
         # One value has no spread: an interval there would claim a certainty it lacks.
         ci = "-" if s.ci is None or s.n < 2 else f"[{s.ci[0]:.3f}, {s.ci[1]:.3f}]"
         extra = [f"{doubt[name]:.0%}" if name in doubt else "-"] if doubt else []
-        table.add_row(name, mean, ci, str(s.n), str(s.undefined), str(s.errors), *extra)
-    return table
+        rows.append([name, mean, ci, f"{s.n:,}", f"{s.undefined:,}", f"{s.errors:,}", *extra])
+    return Fitted(cols, rows, title="noisegauge summary", caption=methods_note(summary.values()))
 
 
 def _print_summary(stats: RunStats, out: Path | None, cache_path: Path | None,
@@ -455,8 +456,13 @@ def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: 
         if store is not None:
             store.close()
     if canaries_on and not canaries.total and not isinstance(judge, SampleJudge):
-        canaries.not_run = ("no request reached the judge (every answer came from the cache or "
-                            "an earlier run's journal), so there was nothing to vouch for")
+        # They wait for this process's first uncached request; in a pool the workers make them.
+        canaries.not_run = (
+            f"the rows were judged in worker processes (--workers "
+            f"{scale.get('workers') or default_workers()}), which run no canaries; --workers 1 "
+            "judges in this process and runs them" if pooled and report.stats.run_usage.calls
+            else "no request reached the judge (every answer came from the cache or an earlier "
+                 "run's journal), so there was nothing to vouch for")
     if report_path is not None:
         _write_report(report_path, input_path, report, canaries, people_labels)
     return report, (store.path if store is not None else None), judge, canaries

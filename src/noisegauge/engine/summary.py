@@ -6,6 +6,9 @@ values are bounded, skewed and often piled up at 0 or 1, where a symmetric inter
 Otherwise it is a Student-t interval (beyond 1,000 values the two agree closely, and the
 bootstrap would cost seconds per metric). There is no interval for n < 2, and every interval
 is clipped to [0, 1] since every metric is a fraction.
+
+This is the one definition: the CLI summary, the HTML report, the Markdown summary and MLflow
+all take their intervals from ``interval``, and their label from ``methods_note``.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["MetricSummary", "summarize", "mean_ci", "interval", "bootstrap_ci"]
+__all__ = ["MetricSummary", "summarize", "mean_ci", "interval", "bootstrap_ci", "METHOD_NAMES",
+           "methods_note"]
 
 Method = Literal["bca", "t"]
 
@@ -24,6 +28,12 @@ Method = Literal["bca", "t"]
 BCA_MIN_N = 10
 BCA_MAX_N = 1000
 BCA_RESAMPLES = 2000
+
+#: Each method's true name, as every output labels its intervals.
+METHOD_NAMES: dict[Method, str] = {
+    "bca": f"BCa bootstrap ({BCA_RESAMPLES:,} seeded resamples)",
+    "t": "Student-t",
+}
 
 # Two-sided 97.5% Student-t quantiles for small n; beyond the table the normal 1.96 is used.
 _T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
@@ -79,7 +89,10 @@ def bootstrap_ci(values: Sequence[float], *, resamples: int = BCA_RESAMPLES, see
 
 def interval(values: Sequence[float]) -> tuple[float | None, tuple[float, float] | None,
                                                Method | None]:
-    """Mean, 95% interval and the method used (see the module docstring)."""
+    """Mean, 95% interval and the method used (see the module docstring). The figures do
+    not depend on the order of ``values``: the resampling reads positions, and rows finish
+    in any order (several samples in flight, worker processes, Ray blocks)."""
+    values = sorted(values)
     n = len(values)
     if n == 0:
         return None, None, None
@@ -112,3 +125,22 @@ def summarize(name: str, values: Iterable[float | None], errors: int = 0) -> Met
             defined.append(v)
     m, ci, method = interval(defined)
     return MetricSummary(name, m, ci, len(defined), undefined, errors, method)
+
+
+def methods_note(summaries: Iterable[MetricSummary]) -> str:
+    """How the intervals of these summaries were made, in words: ``95% interval: BCa
+    bootstrap (2,000 seeded resamples)``; with the metrics named when methods differ."""
+    by: dict[Method, list[str]] = {}
+    none: list[str] = []
+    for s in summaries:
+        if s.method is None:
+            none.append(s.name)
+        else:
+            by.setdefault(s.method, []).append(s.name)
+    parts = [METHOD_NAMES[m] + (f" for {', '.join(names)}" if len(by) > 1 else "")
+             for m, names in by.items()]
+    if none and parts:
+        parts.append(f"none for {', '.join(none)} (fewer than 2 values)")
+    if not parts:
+        return "95% interval: none (fewer than 2 values per metric)"
+    return "95% interval: " + "; ".join(parts)

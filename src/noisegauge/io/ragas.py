@@ -60,15 +60,16 @@ def sample_record(obj: Any, row: int | None = None) -> Any:
     return {k: v for k, v in fields.items() if v is not None}
 
 
-def object_row(index: int, item: Any) -> RawRow:
-    """The reader's row for one in-memory item: a Sample, a dict, or a sample object."""
+def object_row(index: int, item: Any, *, bytes_valid: bool = True) -> RawRow:
+    """The reader's row for one in-memory item: a Sample, a dict, or a sample object
+    (``bytes_valid``: as ``record_row`` takes it, for items parsed from a file)."""
     if isinstance(item, Sample):
         return sample_row(index, item)
     try:
         record = sample_record(item, row=index)
     except InvalidSample as exc:
         return RawRow(index, fingerprint(type(item).__name__.encode()), error=exc)
-    return record_row(index, record)
+    return record_row(index, record, bytes_valid=bytes_valid)
 
 
 def _samples_of(obj: Any) -> Sequence[Any] | None:

@@ -103,12 +103,13 @@ def relabel(source: Source, field: str) -> Source:
     return Source(rows(), source.total, source.name)
 
 
-def _object_rows(items: Iterable[Any]) -> Iterator[RawRow]:
+def _object_rows(items: Iterable[Any], bytes_valid: bool = True) -> Iterator[RawRow]:
     for i, item in enumerate(items):
-        yield object_row(i, item)  # a Sample, a dict, or a Ragas sample object
+        # a Sample, a dict, or a Ragas sample object
+        yield object_row(i, item, bytes_valid=bytes_valid)
 
 
-def _columns_source(columns: Mapping[str, Any]) -> Source:
+def _columns_source(columns: Mapping[str, Any], bytes_valid: bool = True) -> Source:
     """``{"question": [...], "answer": [...], ...}``, as ``Dataset.from_dict`` takes it."""
     lengths = {k: len(v) for k, v in columns.items() if isinstance(v, (list, tuple))}
     if len(lengths) != len(columns) or len(set(lengths.values())) > 1:
@@ -116,7 +117,7 @@ def _columns_source(columns: Mapping[str, Any]) -> Source:
                            f"length (got lengths {lengths}); or pass a list of row dicts")
     n = next(iter(lengths.values()), 0)
     rows = ({k: columns[k][i] for k in columns} for i in range(n))
-    return Source(_object_rows(rows), n, "dict of columns")
+    return Source(_object_rows(rows, bytes_valid), n, "dict of columns")
 
 
 def _dataframe_rows(df: Any) -> Iterator[RawRow]:
@@ -222,12 +223,24 @@ def _jsonl_rows(path: Path, encoding: str = "utf-8") -> Iterator[RawRow]:
         except RecursionError:
             yield too_deep_row(index, fp, f"line {lineno}")
         else:
-            yield record_row(index, record, fp=fp, where=f"line {lineno}")
+            yield record_row(index, record, fp=fp, where=f"line {lineno}",
+                             bytes_valid=_is_utf8(raw))
         index += 1
+
+
+def _is_utf8(data: bytes) -> bool:
+    """Whether ``data`` decodes as UTF-8: if so, a surrogate read from it was a lone ``\\u``
+    escape in the JSON, not an undecodable byte."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _json_source(path: Path, fmt: str, encoding: str = "utf-8") -> Source:
     data_bytes = path.read_bytes()
+    bytes_valid = not encoding.startswith("utf-8") or _is_utf8(data_bytes)
     try:
         text = (data_bytes.decode("utf-8-sig", "surrogateescape") if encoding.startswith("utf-8")
                 else data_bytes.decode(encoding))
@@ -257,13 +270,13 @@ def _json_source(path: Path, fmt: str, encoding: str = "utf-8") -> Source:
     elif fmt == "ragchecker":
         raise InvalidInput(f'{path}: RAGChecker JSON needs a top-level {{"results": [...]}}')
     if isinstance(data, Mapping):
-        source = _columns_source(data)
+        source = _columns_source(data, bytes_valid)
         source.name = str(path)
         return source
     if not isinstance(data, list):
         raise InvalidInput(f"{path}: expected a JSON list of records or "
                            f'{{"results": [...]}}, got {type(data).__name__}')
-    return Source(_object_rows(data), len(data), str(path))
+    return Source(_object_rows(data, bytes_valid), len(data), str(path))
 
 
 def _csv_header(path: Path, encoding: str, delimiter: str) -> list[str]:
@@ -316,7 +329,9 @@ def _csv_rows(path: Path, encoding: str, delimiter: str, header: list[str]) -> I
                     row=index, expected="one cell per header column"))
             else:
                 record = clean_tabular(dict(zip(header, cells, strict=True)))
-                yield record_row(index, record, fp=line_fp, where=f"line {reader.line_num}")
+                # CSV has no escapes: a surrogate in a cell is an undecodable byte.
+                yield record_row(index, record, fp=line_fp, where=f"line {reader.line_num}",
+                                 bytes_valid=False)
             index += 1
 
 

@@ -28,6 +28,8 @@ JSON_FIELDS = frozenset(FIELD_ALIASES["retrieved_contexts"]) | {
     "retrieved2response", "retrieved2answer", "metadata", "chunk_ids", "ground_truths",
     "retrieved_context_ids", "reference_context_ids"}
 
+_ID_KEYS = frozenset(FIELD_ALIASES["id"])
+
 #: Column names a table of samples (or of distractor chunks) may have; a CSV whose first
 #: line names none of them has no header.
 KNOWN_COLUMNS = frozenset(n for names in FIELD_ALIASES.values() for n in names) | JSON_FIELDS | {
@@ -79,24 +81,47 @@ def _record_fingerprint(record: Any) -> str:
 
 
 def find_bad_text(value: Any, path: str = "") -> str | None:
-    """The first field holding text that was not valid UTF-8 (decoded with surrogateescape)."""
+    """The first field holding text that cannot be encoded as UTF-8: a surrogate, from bytes
+    that were not UTF-8 (decoded with surrogateescape) or a lone surrogate escape."""
+    found = _bad_text(value, path)
+    return found[0] if found is not None else None
+
+
+def _bad_text(value: Any, path: str = "") -> tuple[str, str] | None:
+    """``find_bad_text``'s field and the text found there."""
     if isinstance(value, str):
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
-            return path or "(row)"
+            return path or "(row)", value
         return None
     if isinstance(value, Mapping):
         for k, v in value.items():
-            found = find_bad_text(v, f"{path}.{k}" if path else str(k))
+            found = _bad_text(v, f"{path}.{k}" if path else str(k))
             if found:
                 return found
     elif isinstance(value, (list, tuple)):
         for j, v in enumerate(value):
-            found = find_bad_text(v, f"{path}[{j}]")
+            found = _bad_text(v, f"{path}[{j}]")
             if found:
                 return found
     return None
+
+
+def _bad_text_error(field: str, text: str, index: int, prefix: str,
+                    bytes_valid: bool) -> InvalidSample:
+    """Undecodable bytes, or a lone surrogate (a ``\\ud800`` escape in valid JSON, a Python
+    string holding one): each named for what it is, with its fix."""
+    k, char = next((k, c) for k, c in enumerate(text) if "\ud800" <= c <= "\udfff")
+    # surrogateescape turns each undecodable byte into U+DC80..U+DCFF, and only those.
+    if not bytes_valid and "\udc80" <= char <= "\udcff":
+        return InvalidSample(f"{prefix}contains bytes that are not valid UTF-8", row=index,
+                             field=field, expected="UTF-8 text")
+    return InvalidSample(
+        f"{prefix}holds a lone surrogate (\\u{ord(char):04x} at character {k + 1}), which is not "
+        "encodable text", row=index, field=field,
+        expected="text: a \\u escape of a surrogate needs its pair (e.g. \\ud83d\\ude00 for "
+                 "one emoji); remove it, or write the character itself")
 
 
 def too_deep_row(index: int, fp: str, where: str = "") -> RawRow:
@@ -109,8 +134,12 @@ def too_deep_row(index: int, fp: str, where: str = "") -> RawRow:
         expected="an object with user_input, response, reference, retrieved_contexts"))
 
 
-def record_row(index: int, record: Any, *, fp: str | None = None, where: str = "") -> RawRow:
-    """Check the generic shape of a decoded record (an object, valid UTF-8)."""
+def record_row(index: int, record: Any, *, fp: str | None = None, where: str = "",
+               bytes_valid: bool = True) -> RawRow:
+    """Check the generic shape of a decoded record (an object, encodable text).
+
+    ``bytes_valid``: the record was read from valid UTF-8 (or from objects), so a surrogate
+    in it is a lone surrogate, not an undecodable byte."""
     prefix = f"{where}: " if where else ""
     if too_deep(record):
         return too_deep_row(index, fp or fingerprint(repr(type(record)).encode()), where)
@@ -120,11 +149,9 @@ def record_row(index: int, record: Any, *, fp: str | None = None, where: str = "
             f"{prefix}a record must be an object, got {type(record).__name__}", row=index,
             expected="an object with user_input, response, reference, retrieved_contexts"),
             value=record)
-    bad = find_bad_text(record)
+    bad = _bad_text(record)
     if bad is not None:
-        return RawRow(index, digest, error=InvalidSample(
-            f"{prefix}contains bytes that are not valid UTF-8", row=index, field=bad,
-            expected="UTF-8 text"))
+        return RawRow(index, digest, error=_bad_text_error(*bad, index, prefix, bytes_valid))
     if record.get("status") == "error":  # e.g. a failed generation in stress's samples.jsonl
         reason = record.get("reason") or "no reason given"
         return RawRow(index, digest, error=InvalidSample(
@@ -179,6 +206,9 @@ def clean_tabular(record: Mapping[str, Any]) -> dict[str, Any]:
     """A row of a table as a plain record; JSON text in list-typed columns is decoded."""
     out: dict[str, Any] = {}
     for key, value in record.items():
+        if key in _ID_KEYS and isinstance(value, float) and math.isnan(value):
+            out[str(key)] = value  # kept: a NaN id is refused with its row, not dropped
+            continue
         value = _clean_value(value)
         if key in JSON_FIELDS and isinstance(value, str):
             text = value.strip()

@@ -174,9 +174,12 @@ class CanaryReport:
     def explain(self) -> str:
         """What the canary line measures, and what to do below the bar."""
         need = math.ceil(THRESHOLD * self.total)
-        what = (f"known-answer probes passed: a claim against its own text, a swapped number, "
-                f"date or plan, an unrelated premise, a two-fact extraction, in English and "
-                f"Korean; the bar is {need}/{self.total} with each kind of check passed once")
+        failed = [r.probe.id for r in self.results if not r.passed]
+        what = (f"{self.passed} of {self.total} known-answer probes passed (a claim against its "
+                f"own text, a swapped number, date or plan, an unrelated premise, a two-fact "
+                f"extraction, in English and Korean)"
+                + (f"; failed: {', '.join(failed)}" if failed else "")
+                + f"; the bar is {need}/{self.total} with each kind of check passed once")
         if self.ok:
             return f"{what}. At or above it, the judge reads these basics right."
         return (f"{what}. Below it this judge's scores are not trustworthy: check that the "

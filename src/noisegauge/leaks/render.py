@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rich import box
-from rich.table import Table
-
 from ..engine.catalogue import label
+from ..infra.tables import Col, Fitted
 from .aggregate import SourceLeaks
 from .claims import LEAK_KINDS
 from .text import frac, pct, source_label
@@ -19,30 +17,20 @@ _KIND_HEADS = {"relevant_noise": "rel. noise", "irrelevant_noise": "irr. noise",
                "misattributed": "misattr."}
 
 
-def sources_table(sources: Sequence[SourceLeaks]) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, title_justify="left")
-    table.add_column("#", justify="right")
-    table.add_column("source", overflow="fold")
-    for head in ("leaked", "share", *(_KIND_HEADS[k] for k in LEAK_KINDS), "retrieved",
-                 "irrelevant"):
-        table.add_column(head, justify="right", no_wrap=True)
-    table.add_column("confused with", overflow="fold")
-    for r, s in enumerate(sources, 1):
-        table.add_row(str(r), source_label(s), f"{s.leaked_claims:,}", pct(s.share),
-                      *(f"{s.kinds.get(k, 0):,}" for k in LEAK_KINDS), f"{s.retrieved:,}",
-                      f"{s.irrelevant:,}", s.confused_with or "-")
-    return table
+def sources_table(sources: Sequence[SourceLeaks]) -> Fitted:
+    cols = [Col("#", "key", justify="right"), Col("source", "text"), Col("leaked"),
+            Col("share"), *(Col(_KIND_HEADS[k]) for k in LEAK_KINDS), Col("retrieved"),
+            Col("irrelevant"), Col("confused with", "text")]
+    rows = [[str(r), source_label(s), f"{s.leaked_claims:,}", pct(s.share),
+             *(f"{s.kinds.get(k, 0):,}" for k in LEAK_KINDS), f"{s.retrieved:,}",
+             f"{s.irrelevant:,}", s.confused_with or "-"] for r, s in enumerate(sources, 1)]
+    return Fitted(cols, rows)
 
 
-def topk_table(rows: tuple[TopKRow, ...]) -> Table:
-    table = Table(box=box.SIMPLE_HEAD)
-    table.add_column("k", justify="right")
-    for head in (f"{label('claim_recall').lower()}@k", f"{label('context_precision').lower()}@k",
-                 "irrelevant kept", "leaks dropped"):
-        table.add_column(head, justify="right", no_wrap=True)
-    for r in rows:
-        table.add_row(str(r.k), frac(r.claim_recall), frac(r.context_precision),
-                      pct(r.irrelevant_kept), pct(r.leaks_dropped))
-    return table
-
-
+def topk_table(rows: tuple[TopKRow, ...]) -> Fitted:
+    cols = [Col("k", "key", justify="right"),
+            *(Col(head) for head in (f"{label('claim_recall').lower()}@k",
+                                     f"{label('context_precision').lower()}@k",
+                                     "irrelevant kept", "leaks dropped"))]
+    return Fitted(cols, [[str(r.k), frac(r.claim_recall), frac(r.context_precision),
+                          pct(r.irrelevant_kept), pct(r.leaks_dropped)] for r in rows])

@@ -15,8 +15,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["Band", "Point", "Quadrant", "QUADRANTS", "Verdict", "CP_LOW", "NS_HIGH", "band",
-           "quadrant", "diagnose"]
+__all__ = ["Band", "Point", "Quadrant", "QUADRANTS", "Verdict", "CP_LOW", "NS_HIGH",
+           "MISATTRIBUTED_COUNTS", "band", "quadrant", "diagnose"]
+
+#: How the metrics count a misattributed claim (said by the report's legend and diagnosis):
+#: misattribution is a diagnostic beside the buckets, never one of them.
+MISATTRIBUTED_COUNTS = ("the metrics count it in its own bucket: hallucination where no chunk "
+                        "entails it, relevant or irrelevant noise where the judge reads a chunk "
+                        "as entailing it")
 
 #: Context precision below this is "low": most retrieved chunks are not relevant.
 CP_LOW = 0.5
@@ -139,7 +145,7 @@ def diagnose(points: Sequence[Point], *, left_out: int = 0, cp_low: float = CP_L
     misattr = sum(p.misattributed for p in points)
     mis_note = (f" Besides, {misattr} claim(s) in {sum(1 for p in points if p.misattributed)} "
                 "sample(s) carry a detail stated in a chunk about another entity (misattributed "
-                "noise, counted as hallucination by the metric)." if misattr else "")
+                f"noise; {MISATTRIBUTED_COUNTS})." if misattr else "")
     if not leaking:
         noisy = counts["noisy_retrieval"]
         extra = (f" Retrieval is noisy (context precision below {cp_low:g} in {_pct(noisy, n)} "

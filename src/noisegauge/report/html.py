@@ -11,9 +11,10 @@ from importlib import resources
 from typing import Any
 
 from ..engine import catalogue
+from ..engine.summary import methods_note
 from .compare import Comparison
 from .data import BUCKETS, Model
-from .diagnosis import CP_LOW, NS_HIGH, QUADRANTS, band
+from .diagnosis import CP_LOW, MISATTRIBUTED_COUNTS, NS_HIGH, QUADRANTS, band
 from .fmt import ci_text, direction, fmt, label, lower_names, sample_link, short
 from .markup import Html, el, join, json_for_script
 from .sections import compare_section, stress_section
@@ -141,8 +142,8 @@ def _buckets(m: Model) -> Html:
               el("p", {"class": "bucket-notes"},
                  "Relevant / irrelevant noise: wrong claims a relevant / only an irrelevant chunk "
                  "entails. Hallucination: wrong and entailed by no chunk. Misattributed: a "
-                 "hallucination whose wrong detail is stated in a chunk about another entity "
-                 "(shown apart; the metrics count it as hallucination)."))
+                 "wrong claim whose detail is stated in a chunk about another entity "
+                 f"(shown apart; {MISATTRIBUTED_COUNTS})."))
 
 
 def _metrics(m: Model) -> Html:
@@ -176,7 +177,7 @@ def _metrics(m: Model) -> Html:
               el("table", {"class": "metrics"}, el("thead", None, head), el("tbody", None, body)),
               el("p", {"class": "muted", "style": "margin-top:8px;font-size:12.5px"},
                  "Means over samples that define the metric; undefined values are counted, never "
-                 "averaged in as 0. Interval: Student-t 95%."))
+                 "averaged in as 0. " + methods_note(m.summaries.values()) + "."))
 
 
 def _overview(m: Model) -> Html:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..engine.summary import methods_note
 from .digest import clip, wrong_claims
 from .gate import GateReport
 
@@ -60,7 +61,7 @@ def render_markdown(gate: GateReport, *, worst: int = 5) -> str:
     for s in gate.summary.values():
         ci = "-" if s.ci is None or s.n < 2 else f"{s.ci[0]:.3f}–{s.ci[1]:.3f}"
         lines.append(f"| {s.name} | {_num(s.mean)} | {ci} | {s.n} | {s.undefined} | {s.errors} |")
-    lines += ["", "</details>", ""]
+    lines += ["", methods_note(gate.summary.values()) + ".", "", "</details>", ""]
     shown = gate.failures[:worst]
     if shown:
         names = [o.threshold.metric for o in failed]

@@ -82,9 +82,7 @@ class RunStats:
         """Per metric: mean, 95% interval, n defined, undefined, errors."""
         out: dict[str, MetricSummary] = {}
         for name in self.metric_names:
-            # Sorted, so the figures do not depend on the order rows finished in (several
-            # samples in flight, worker processes, Ray blocks): the resampling reads positions.
-            values = sorted(self._values.get(name, ()))
+            values = self._values.get(name, array("d"))
             mean, ci, method = interval(values)
             out[name] = MetricSummary(name, mean, ci, len(values), self._undefined.get(name, 0),
                                       self.status.get("error", 0), method)

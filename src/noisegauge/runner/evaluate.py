@@ -173,7 +173,8 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
                                    out_format=out_format, resume=resume, strict=strict,
                                    progress=progress, max_chars=max_chars,
                                    max_consecutive_failures=max_consecutive_failures,
-                                   on_result=collect if keep_results else None, scale=scale)
+                                   on_result=collect if keep_results else None, scale=scale,
+                                   store=store)
             except GateFailed as exc:
                 raise exc.error from None  # the probe's or the canaries' own error
         finally:
@@ -192,13 +193,14 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
 async def _run(source: Any, plan: Plan, *, concurrency: int, out: str | os.PathLike[str] | None,
                out_format: str | None, resume: bool, strict: bool, progress: bool | None,
                max_chars: int, max_consecutive_failures: int | None,
-               on_result: Any, scale: tuple[Any, Any, JudgeCache | None] | None = None
-               ) -> RunStats:
+               on_result: Any, scale: tuple[Any, Any, JudgeCache | None] | None = None,
+               store: JudgeCache | None = None) -> RunStats:
     """The run with its journal and progress display; the journal survives any failure."""
     journal = fmt = None
     if out is not None:
         fmt = output_format(Path(out), out_format)
-        journal = Journal(Path(out), {**plan.config(), "format": fmt}, resume=resume)
+        journal = Journal(Path(out), {**plan.config(), "format": fmt}, resume=resume,
+                          before_append=store.flush if store is not None else None)
         done = journal.open()
         if done:
             log.info("resuming: %d finished rows found in %s", done, journal.path)

@@ -23,7 +23,7 @@ import os
 import sys
 import time
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -85,8 +85,13 @@ def _parse(line: bytes) -> dict[str, Any] | None:
 class Journal:
     """Append-only store of finished rows, read back by byte offset (bounded memory)."""
 
-    def __init__(self, out: Path, config: dict[str, Any], *, resume: bool = True) -> None:
+    def __init__(self, out: Path, config: dict[str, Any], *, resume: bool = True,
+                 before_append: Callable[[], None] | None = None) -> None:
         self.out = out
+        #: Called before a row is stored, e.g. the judge cache's flush: a row the next run
+        #: reuses from here must have its answers in the cache too, or a later run without
+        #: this journal asks the judge again for what the killed run had already paid for.
+        self._before_append = before_append
         self.path = journal_path(out)
         self._config = hashlib.sha256(
             json.dumps({"v": _VERSION, **config}, sort_keys=True, default=str).encode()
@@ -176,6 +181,8 @@ class Journal:
 
     def append(self, index: int, fp: str, row: dict[str, Any], verdicts: dict[str, Any] | None,
                sample: dict[str, Any] | None = None) -> None:
+        if self._before_append is not None:
+            self._before_append()
         entry: dict[str, Any] = {"i": index, "fp": fp, "row": row, "verdicts": verdicts}
         if sample is not None:
             entry["sample"] = sample

@@ -11,6 +11,7 @@ the judge, the run stops (``JudgeUnavailable``) with every finished row journale
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -22,7 +23,7 @@ from ..io.readers import Source
 from ..io.rows import RawRow, input_record, sample_record
 from ..io.writers import open_writer
 from ..report.totals import RunStats
-from ..samples import FIELD_ALIASES, MAX_TEXT_CHARS, Sample, check_sizes
+from ..samples import FIELD_ALIASES, MAX_TEXT_CHARS, Sample, check_sizes, id_text
 from ..scoring.metrics import ascore_sample
 from ..scoring.results import SampleResult, error_result
 from .journal import Journal, fsync_dir
@@ -53,14 +54,25 @@ def output_row(index: int, result: SampleResult, extra: tuple[str, ...] = (),
     return row
 
 
-def _raw_id(record: Mapping[str, Any] | None) -> str | None:
+def _raw_value(record: Mapping[str, Any] | None) -> Any:
+    """The row's id as the input gives it (``1`` or ``"1"``), before it became text."""
     if not isinstance(record, Mapping):
         return None
     for name in FIELD_ALIASES["id"]:
-        value = record.get(name)
-        if isinstance(value, (str, int)) and not isinstance(value, bool):
-            return str(value)
+        if record.get(name) is not None:
+            return record[name]
     return None
+
+
+def _raw_id(record: Mapping[str, Any] | None) -> str | None:
+    return id_text(_raw_value(record))
+
+
+def _as_given(value: Any) -> str:
+    """``1`` -> 'the number 1'; ``"1"`` -> 'the string "1"'."""
+    if isinstance(value, str):
+        return f"the string {json.dumps(value, ensure_ascii=False)}"
+    return f"the number {value!r}"
 
 
 class Runner:
@@ -81,7 +93,8 @@ class Runner:
         self.max_failures = max_consecutive_failures
         self.failures = 0  # rows in a row that could not reach the judge
         self.stats = RunStats(plan.names)
-        self.ids: dict[str, int] = {}
+        #: id -> (first row, the id as that row gave it)
+        self.ids: dict[str, tuple[int, Any]] = {}
         self.judges = [g.identity for g in plan.groups]
 
     def sample_of(self, raw: RawRow) -> Sample:
@@ -94,10 +107,17 @@ class Runner:
         else:
             sample = Sample.from_record(raw.record or {}, row=raw.index, max_chars=self.max_chars)
         if sample.id is not None:
-            first = self.ids.setdefault(sample.id, raw.index)
+            given = _raw_value(raw.record) if raw.record is not None else sample.id
+            first, first_given = self.ids.setdefault(sample.id, (raw.index, given))
             if first != raw.index:
-                raise InvalidSample(f"duplicate id {sample.id!r} (first used by row {first})",
-                                    row=raw.index, field="id", expected="a unique id per row")
+                # Ids compare as text (samples.id_text): say so when the two rows wrote the
+                # id differently, or "1" and 1 read as a spurious duplicate.
+                how = "" if _as_given(given) == _as_given(first_given) else (
+                    f", as {_as_given(first_given)}; row {raw.index} has "
+                    f'{_as_given(given)}: ids are compared as text, 1, 1.0 and "1" are one id')
+                raise InvalidSample(f"duplicate id {sample.id!r} (first used by row "
+                                    f"{first}{how})", row=raw.index, field="id",
+                                    expected="a unique id per row")
         return sample
 
     async def judge(self, raw: RawRow, sample: Sample) -> tuple[RawRow, Sample, SampleResult]:

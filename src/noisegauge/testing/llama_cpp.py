@@ -27,6 +27,7 @@ import threading
 import time
 from typing import Any
 
+from .children import spawn, stop
 from .fake_openai import FakeOpenAIServer, FakeRequest, Responder, _Handler, _Server
 
 __all__ = ["LlamaCppPythonServer", "RealLlamaServer", "llama_cpp_validation_error"]
@@ -184,8 +185,9 @@ class RealLlamaServer:
             cmd = ["nice", "-n", str(self.nice), *cmd]
         self._out = open(self.log, "ab") if self.log else None
         out = self._out if self._out is not None else subprocess.DEVNULL
-        self._proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
-                                      env={**os.environ, "NO_PROXY": "127.0.0.1"})
+        # spawn: the server dies with this process, even when a test run is killed.
+        self._proc = spawn(cmd, stdout=out, stderr=subprocess.STDOUT,
+                           env={**os.environ, "NO_PROXY": "127.0.0.1"})
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:
@@ -201,15 +203,8 @@ class RealLlamaServer:
         raise RuntimeError(f"llama_cpp.server did not answer within {self.startup_timeout:g} s")
 
     def __exit__(self, *exc: object) -> None:
-        import subprocess
-
-        if self._proc is not None and self._proc.poll() is None:
-            self._proc.terminate()
-            try:
-                self._proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait()
+        if self._proc is not None:
+            stop(self._proc, grace=30)
         self._proc = None
         if self._out is not None:
             self._out.close()

@@ -30,7 +30,7 @@ _OPS = FEATURES.index("op_miss")
 
 #: Bump when splitting, features or the decision rule change (it keys caches). The history of
 #: each version is in CHANGELOG.md ("Lexical judge history").
-JUDGE_VERSION = "4.13"
+JUDGE_VERSION = "4.14"
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,30 @@ _COORD = re.compile(r"(?:,\s+(?:and|but|while|whereas|so|yet)|;)\s+")
 _KO_COORD = re.compile(r"(?<=[\uac00-\ud7a3])(?:고|며|지만|으며|는데|으나|이며|이고),\s+")
 
 
+#: A spreadsheet formula ("=HYPERLINK(...)", "@SUM(", "+CMD("), not an answer to a question.
+_FORMULA = re.compile(r"^[=@]|^[+\-]\s*[A-Za-z_][\w.]*\s*\(")
+#: A Korean sentence ends in a predicate ("...보관됩니다", "...있어요"; "... 이다" after a word).
+_KO_SENTENCE = re.compile(r"(?:니다|요|\s\S*다)[.!?…\s]*$")
+_FINAL_STOP = (".", "!", "?", "…", "。", "！", "？", "؟", "۔", "।", "።")
+
+
+def _bare(text: str) -> bool:
+    """A bare answer ("Delhi", "30 days.", "-40"), which needs its question to be checked:
+    at most eight words and no English verb of a sentence; never a formula, nor a sentence in
+    a script that has no such verbs here (a Korean predicate ending; elsewhere three words
+    and a final stop, or four words: "המדיניות מאפשרת ביטול בכל עת.")."""
+    words = text.split()
+    if len(words) > 8 or _FORMULA.match(text) or any(w.lower() in _AUX for w in words):
+        return False
+    letters = [ch for ch in text if ch.isalpha()]
+    latin = sum(1 for ch in letters if ch.isascii() or "\u00c0" <= ch <= "\u024f")
+    if not letters or latin * 2 >= len(letters):
+        return True
+    if any("\uac00" <= ch <= "\ud7a3" for ch in letters):
+        return not _KO_SENTENCE.search(text)
+    return not (len(words) >= 4 or (len(words) >= 3 and text.rstrip().endswith(_FINAL_STOP)))
+
+
 def _clean(fragment: str) -> str:
     """Claim text from source text: markdown emphasis and links removed, whitespace collapsed."""
     fragment = _LINK.sub(r"\1", fragment)
@@ -223,8 +247,7 @@ def extract_spans(text: str, question: str | None = None) -> list[ClaimSpan]:
     kept = [c for c in (_as_claim(c) for c in claims) if c is not None]
     if kept or not question:
         claims = kept  # questions and bare interjections state nothing
-    if question and len(claims) == 1 and len(claims[0].text.split()) <= 8 \
-            and not any(w.lower() in _AUX for w in claims[0].text.split()):
+    if question and len(claims) == 1 and _bare(claims[0].text):
         # A bare answer ("Delhi") becomes checkable together with what it answers; the
         # judge checks the part after "? " and uses the question as context only.
         only = claims[0]

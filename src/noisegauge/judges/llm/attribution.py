@@ -19,7 +19,7 @@ from .output import load_json
 
 __all__ = ["ATTRIBUTION_VERSION", "attribution_messages", "attribution_schema", "read_sources"]
 
-ATTRIBUTION_VERSION = "ng-attr-1"
+ATTRIBUTION_VERSION = "ng-attr-2"
 
 _SYSTEM = """\
 You trace wrong claims back to the passages they were taken from. Every claim listed is \
@@ -29,7 +29,9 @@ amount, date, name, version, code or feature), but about a different entity than
 is about (another plan, product, model, version, region, date or person). Quote that detail \
 exactly as the passage writes it, as few words as possible.
 Answer null for a claim when no passage states its wrong detail, or only about the same \
-entity: a made-up detail has no source.
+entity: a made-up detail has no source, and a stale or other-case line about the claim's own \
+entity (a legacy rule of an older policy version, an old FAQ answer, the monthly price beside \
+the annual one) is a conflict about that entity, not another entity's detail.
 Reply with one JSON object with a key for every claim id, for example \
 {"c1": {"passage": "p2", "detail": "90-day"}, "c2": null}."""
 

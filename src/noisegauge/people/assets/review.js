@@ -11,7 +11,34 @@
   }
   let data = null, pos = 0, focus = 0;
   const undoStack = [], lookedHere = new Set();
+  // Chunks picked on a claim not labelled yet: kept here, not saved, until 1, 2 (or 3)
+  // records the verdict the person gives (a chunk key is no verdict).
+  const picked = new Map();
+  const pickKey = (s, kind, i) => `${s.id}\u0000${kind}\u0000${i}`;
+  function pickedChunks(s, kind, i) { return picked.get(pickKey(s, kind, i)) || []; }
 
+  // Text holding a bidi control or right-to-left script goes in a <bdi>, so an override left
+  // open in one claim cannot reorder the rest of the page (markup.BIDI is the same class).
+  const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF\u{10800}-\u{10FFF}\u{1E800}-\u{1EFFF}]/u;
+  const TEXT_ONLY = new Set(["OPTION", "TITLE", "TEXTAREA"]);
+  function textNode(parent, text) {
+    if (!BIDI.test(text)) return document.createTextNode(text);
+    if (TEXT_ONLY.has(parent.tagName)) return document.createTextNode(text + closers(text));
+    const b = document.createElement("bdi");
+    b.textContent = text;
+    return b;
+  }
+  // The embeddings, overrides and isolates text leaves open, closed (where no <bdi> can go).
+  function closers(text) {
+    const stack = [];
+    for (const ch of text) {
+      if ("\u202A\u202B\u202D\u202E".includes(ch)) stack.push("\u202C");
+      else if ("\u2066\u2067\u2068".includes(ch)) stack.push("\u2069");
+      else if (ch === "\u202C" && stack[stack.length - 1] === "\u202C") stack.pop();
+      else if (ch === "\u2069" && stack.includes("\u2069")) while (stack.pop() !== "\u2069");
+    }
+    return stack.reverse().join("");
+  }
   function el(tag, attrs, ...kids) {
     const node = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) {
@@ -20,7 +47,7 @@
     }
     for (const kid of kids.flat()) {
       if (kid === null || kid === undefined || kid === false) continue;
-      node.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+      node.append(kid instanceof Node ? kid : textNode(node, String(kid)));
     }
     return node;
   }
@@ -60,8 +87,9 @@
         title: chunkName(j), onclick: (ev) => { ev.stopPropagation(); onToggle(j); } }, chunkLetter(j))));
   }
 
-  function claimAnswer(lab) {
-    if (!lab) return el("div", { class: "answer" }, "not labelled yet");
+  function claimAnswer(lab, chosen) {
+    if (!lab) return el("div", { class: "answer" }, "not labelled yet" +
+      (chosen.length ? " (picked " + chosen.map((j) => chunkLetter(j)).join(", ") + ": not saved until 1 or 2)" : ""));
     const where = lab.chunks.length ? "stated in " + lab.chunks.map((j) => chunkLetter(j)).join(", ") : "in no chunk";
     return el("div", { class: "answer set" + (lab.label === "wrong" ? " wrong" : "") }, `${lab.label}, ${where}`);
   }
@@ -87,8 +115,8 @@
     s.claims.forEach((c, i) => {
       const n = k++, lab = s.labels.claims[String(i)];
       root.append(el("div", { class: focusCls(n), "data-item": n, id: `claim-${i}`, onclick: () => { focus = n; render(); } },
-        el("div", { class: "claim-text" }, c.text), claimAnswer(lab),
-        picks(s, lab ? lab.chunks : [], (j) => toggleChunk("claim", i, j)),
+        el("div", { class: "claim-text" }, c.text), claimAnswer(lab, pickedChunks(s, "claim", i)),
+        picks(s, lab ? lab.chunks : pickedChunks(s, "claim", i), (j) => toggleChunk("claim", i, j)),
         el("div", { class: "judge" }, `judge: ${c.judge.correct ? "correct" : "wrong"}, ` +
           (c.judge.chunks.length ? "stated in " + c.judge.chunks.map((j) => chunkLetter(j)).join(", ") : "in no chunk") +
           ` (${c.judge.bucket})`)));
@@ -107,8 +135,9 @@
         const n = k++, lab = s.labels.reference[String(i)];
         root.append(el("div", { class: focusCls(n), "data-item": n, id: `reference-${i}`, onclick: () => { focus = n; render(); } },
           el("div", { class: "claim-text" }, c.text),
-          el("div", { class: "answer" + (lab ? " set" : "") }, lab ? (lab.in_response ? "in the answer" : "not in the answer") : "not labelled yet"),
-          picks(s, lab ? lab.chunks : [], (j) => toggleChunk("reference", i, j)),
+          el("div", { class: "answer" + (lab ? " set" : "") }, lab ? (lab.in_response ? "in the answer" : "not in the answer") :
+            "not labelled yet" + (pickedChunks(s, "reference", i).length ? " (picked " + pickedChunks(s, "reference", i).map((j) => chunkLetter(j)).join(", ") + ": not saved until 1 or 2)" : "")),
+          picks(s, lab ? lab.chunks : pickedChunks(s, "reference", i), (j) => toggleChunk("reference", i, j)),
           el("div", { class: "judge" }, `judge: ${c.judge.in_response ? "in the answer" : "not in the answer"}`)));
       });
     }
@@ -150,7 +179,7 @@
     if (!it) return;
     let event = null;
     if (it.type === "claim") {
-      const cur = s.labels.claims[String(it.i)], chunks = cur ? cur.chunks : [];
+      const cur = s.labels.claims[String(it.i)], chunks = cur ? cur.chunks : pickedChunks(s, "claim", it.i);
       if (key === "1") event = { kind: "claim", claim: it.i, label: "correct", chunks };
       if (key === "2") event = { kind: "claim", claim: it.i, label: "wrong", chunks };
       if (key === "3") event = { kind: "claim", claim: it.i, label: "wrong", chunks: [] };
@@ -159,10 +188,11 @@
       if (key === "1" || key === "2") event = { kind: "chunk", chunk: it.i, relevant: key === "1" };
     } else if (key === "1" || key === "2") {
       const cur = s.labels.reference[String(it.i)];
-      event = { kind: "reference", claim: it.i, in_response: key === "1", chunks: cur ? cur.chunks : [] };
+      event = { kind: "reference", claim: it.i, in_response: key === "1", chunks: cur ? cur.chunks : pickedChunks(s, "reference", it.i) };
     }
     if (!event) return;
     if (await post({ ...event, id: s.id, digest: s.digest }, true)) {
+      if (it.type !== "chunk") picked.delete(pickKey(s, it.type, it.i));
       if (!(it.type === "claim" && key === "2" && !event.chunks.length)) advance();
       render();
     }
@@ -171,13 +201,17 @@
   async function toggleChunk(kind, i, j) {
     const s = sample();
     if (j >= s.chunks.length) return;
-    if (kind === "claim") {
-      const cur = s.labels.claims[String(i)] || { label: "correct", chunks: [] };
-      const chunks = cur.chunks.includes(j) ? cur.chunks.filter((x) => x !== j) : [...cur.chunks, j].sort();
+    const cur = kind === "claim" ? s.labels.claims[String(i)] : s.labels.reference[String(i)];
+    const had = cur ? cur.chunks : pickedChunks(s, kind, i);
+    const chunks = had.includes(j) ? had.filter((x) => x !== j) : [...had, j].sort((a, b) => a - b);
+    if (!cur) {
+      // Not labelled yet: the pick waits for the verdict (1 or 2), which saves both.
+      picked.set(pickKey(s, kind, i), chunks);
+      say(kind === "claim" ? "chunks picked, not saved: 1 correct, 2 wrong records them"
+                           : "chunks picked, not saved: 1 in the answer, 2 not in it records them");
+    } else if (kind === "claim") {
       await post({ kind, id: s.id, digest: s.digest, claim: i, label: cur.label, chunks }, true);
     } else {
-      const cur = s.labels.reference[String(i)] || { in_response: false, chunks: [] };
-      const chunks = cur.chunks.includes(j) ? cur.chunks.filter((x) => x !== j) : [...cur.chunks, j].sort();
       await post({ kind, id: s.id, digest: s.digest, claim: i, in_response: cur.in_response, chunks }, true);
     }
     render();

@@ -50,6 +50,14 @@ product codes, months). A hallucinated claim is misattributed from chunk ``j`` w
    version 5.0 gets updates until 2028") states that entity's fact: noise or a comparison,
    not a misattribution.
 
+Misattribution is only across entities. In the asked entity's own chunk (it states the
+reference sentence nearest the claim and the names the claim shares with the question) a
+window is another entity's only where one stands in the asked one's place ("Residents of
+Birch Tower" for "Maple Court residents"; a variant or another number of it): a stale or
+other-case sentence there ("Legacy rule from Billing Policy v2: Pro cancellations require a
+60-day notice period" beside v3's 30 days, a 2023 FAQ line) is a conflict inside the chunk,
+noise by the algebra, not misattributed.
+
 A detail found nowhere (a true hallucination: "45-day", "NG-TM-M") is never flagged.
 
 A claim that denies ("방문 설치도 지원되지 않습니다") is not carried from a window that asserts,

@@ -14,7 +14,7 @@ from ...textkit.tokens import answer_part
 from .detail import FREE, UNLIMITED, Detail, denies, distinguishing_detail, korean_name, negated
 from .rules import on
 from .tokens import like, name_keys, same_quantity, stated
-from .windows import heading_of, markers_of, swaps_entity, windows
+from .windows import heading_of, in_place, markers_of, swaps_entity, windows
 
 __all__ = ["MAX_SPAN", "find_misattributions"]
 
@@ -26,7 +26,9 @@ MAX_SPAN = 120
 def match(d: Detail, chunk: Text, idx: Sequence[int], outside: frozenset[str],
           swapped: bool | Callable[[], bool], elsewhere: Collection[Quantity | str] = frozenset(),
           norms: frozenset[str] | None = None,
-          stating: Mapping[Quantity, Sequence[Quantity]] | None = None) -> list[int] | None:
+          stating: Mapping[Quantity, Sequence[Quantity]] | None = None,
+          in_place: Callable[[], bool] | None = None,
+          capitals: frozenset[str] = frozenset()) -> list[int] | None:
     """Token indices of the detail inside the ``chunk`` window (token positions ``idx``), or
     None when the window does not state the detail about another entity. ``swapped``: the
     window puts another entity in the asked one's place (``swaps_entity``; a function is asked
@@ -34,7 +36,12 @@ def match(d: Detail, chunk: Text, idx: Sequence[int], outside: frozenset[str],
     states; one of those may be missing from the window ("Under the current Stage 2 restrictions, North residents may water three times a week" takes
     "Stage 2" from a notice and "3 days per week" from the South district's chunk), as long as
     the window states one. ``norms``: the window's content stems, and ``stating``: the chunk's quantities that state each of the
-    detail's, when known."""
+    detail's, when known. ``in_place``: given for a window of the asked entity's own chunk
+    (``_own_chunks``): whether the window puts another entity in its place by its words
+    alone (``windows.in_place``); without that, or a variant or another number of the asked entity,
+    the window is that entity's own sentence (a stale or other-case value, a conflict inside
+    its chunk), not another entity's. ``capitals``: the stems the claim, question or
+    reference write capitalised (the asked entity's name, of which a variant can be named)."""
     if not idx:
         return None
     inside = frozenset(idx)
@@ -91,10 +98,17 @@ def match(d: Detail, chunk: Text, idx: Sequence[int], outside: frozenset[str],
     lacks_qty = any(not any(p.pos in inside and same_quantity(q, p) for p in like(chunk, q))
                     for q in d.anchor_quantities)
     # "Lumo Reader Pro" where the claim asks about the "Lumo Reader": another model, though
-    # the window names all the asked one's words.
-    variant = on("variant") and any(k > 0 and k - 1 in inside and chunk.tokens[k - 1].norm in d.anchor
-                  and chunk.tokens[k].capital and is_content(chunk.tokens[k])
-                  and chunk.tokens[k].norm not in outside for k in idx)
+    # the window names all the asked one's words. In the asked entity's own chunk the name
+    # must go on in the same phrase (not "... notice period. Legacy rule ...") from a word
+    # written as a name ("Reader"; not the "refund" of "Refund Policy v3" beside a claim
+    # that says "refundable").
+    variant = on("variant") and any(
+        k > 0 and k - 1 in inside and chunk.tokens[k - 1].norm in d.anchor
+        and chunk.tokens[k].capital and is_content(chunk.tokens[k])
+        and chunk.tokens[k].norm not in outside
+        and (in_place is None or (chunk.tokens[k - 1].norm in capitals
+                                  and chunk.spans[k][0] - chunk.spans[k - 1][1] <= 1))
+        for k in idx)
     if not lacks_qty and not variant and (not d.anchor or d.anchor <= norms):
         return None  # the window names what the claim is about: not another entity
     if not (d.specific or swapped) and not (d.anchor | d.topic) & norms \
@@ -103,13 +117,16 @@ def match(d: Detail, chunk: Text, idx: Sequence[int], outside: frozenset[str],
     # Something in the window the claim, question and reference do not name: a word, or
     # another value of the claim's own numbered entity ("2학기" where it asks about "1학기",
     # "Zone 1" where it asks about "Zone 2").
-    if not norms - outside and not (lacks_qty and any(
-            p.pos in inside and p.value != q.value and (
-                p.what == q.what
-                or (head != "" and p.pos > 0 and chunk.tokens[p.pos - 1].norm == head))
-            for q, head in zip(d.anchor_quantities, d.anchor_heads, strict=True)
-            for p in chunk.quantities)):
+    renumbered = lacks_qty and any(
+        p.pos in inside and p.value != q.value and (
+            p.what == q.what
+            or (head != "" and p.pos > 0 and chunk.tokens[p.pos - 1].norm == head))
+        for q, head in zip(d.anchor_quantities, d.anchor_heads, strict=True)
+        for p in chunk.quantities)
+    if not norms - outside and not renumbered:
         return None
+    if in_place is not None and not (variant or renumbered or in_place()):
+        return None  # the asked entity's own chunk says it of that entity: no other entity
     return sorted(set(hits))
 
 
@@ -170,6 +187,40 @@ def _own_chunk(chunks: tuple[str, ...], reference: str) -> int | None:
     return own[0] if ref and len(own) == 1 else None
 
 
+def _own_chunks(claim: Text, chunks: tuple[str, ...], reference: str,
+                question: str) -> frozenset[int]:
+    """The asked entity's own chunks for ``claim``: those that state the reference sentence
+    nearest it (the one sharing most of its content stems: every number of that sentence
+    and two thirds of its content stems, at least two), every word the claim shares with
+    that sentence, and every name it shares with the question (what it is about: the "Team"
+    of "Does the Team plan include SSO?", not the Scale chunk a "No, SSO comes with the
+    Scale plan" reference restates). A stale or other-case sentence in such a chunk
+    ("Legacy rule from Billing Policy v2: Pro cancellations require a 60-day notice period"
+    beside the current 30 days) is about the same entity."""
+    mine = {t.norm for t in claim.tokens if is_content(t)}
+    asked = {t.norm for t in claim.tokens if is_content(t) and (t.capital or t.kind == "code")} \
+        & spanned(question).norms
+    best: list[Text] = []
+    top = 0
+    for a, b in sentence_spans(reference) or [(0, len(reference))]:
+        r = spanned(reference[a:b])
+        shared = len(mine & {t.norm for t in r.tokens if is_content(t)})
+        if shared > top:
+            best, top = [r], shared
+        elif shared == top and shared:
+            best.append(r)
+    about = [asked | (mine & {t.norm for t in r.tokens if is_content(t)}) for r in best]
+    return frozenset(j for j in range(len(chunks)) for r, need in zip(best, about, strict=True)
+                     if need <= spanned(chunks[j]).norms and _says(r, spanned(chunks[j])))
+
+
+def _says(sentence: Text, chunk: Text) -> bool:
+    """``chunk`` states ``sentence``: its numbers, and two thirds of its content stems."""
+    words = {t.norm for t in sentence.tokens if is_content(t)}
+    return len(words) >= 2 and len(words & chunk.norms) >= 2 * len(words) / 3 \
+        and all(any(same_quantity(q, p) for p in like(chunk, q)) for q in sentence.quantities)
+
+
 def _free(t: Text) -> list[int]:
     """Where a text says "free": in words (``free_at``), or as no amount ("Monthly fee: $0")."""
     zero = [q.pos for q in t.quantities if q.value == 0 and q.unit in CURRENCIES]
@@ -215,6 +266,10 @@ def _find(claim: str, d: Detail, chunks: Sequence[str], reference: str, question
            for q in d.quantities},
         **{n: {k for k, t in enumerate(texts) if n in t.norms} for n in d.names
            if n != FREE and n not in UNLIMITED and not any(ch.isdigit() for ch in n)}}
+    capitals = frozenset(t.norm for x in (c, spanned(question), spanned(reference))
+                         for t in x.tokens if t.capital)
+    own = _own_chunks(c, tuple(chunks), reference, question) if on("own-chunk") \
+        else frozenset()
     out: list[MisattributedSpan] = []
     for j, text in enumerate(chunks):
         if entailed_by and j not in entailed_by:
@@ -237,7 +292,10 @@ def _find(claim: str, d: Detail, chunks: Sequence[str], reference: str, question
                     or (heading - carried) & named:
                 continue
             swapped = _once(partial(swaps_entity, c, chunk, w.idx, asked, outside, d, markers))
-            hits = match(d, chunk, w.idx, outside, swapped, elsewhere, w.norms, here)
+            placed = _once(partial(in_place, c, chunk, w.idx, asked, outside)) \
+                if j in own else None
+            hits = match(d, chunk, w.idx, outside, swapped, elsewhere, w.norms, here,
+                         placed, capitals)
             if hits is None or (entailed_by and not swapped()):
                 continue
             start, end = chunk.spans[hits[0]][0], chunk.spans[hits[-1]][1]

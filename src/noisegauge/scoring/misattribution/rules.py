@@ -7,7 +7,7 @@ from ...infra.switches import RuleFamilies
 
 __all__ = ["FAMILIES", "off", "on"]
 
-FAMILIES = ("free", "denied", "own-numbers", "two-chunks", "variant", "entailed-swap")
+FAMILIES = ("free", "denied", "own-numbers", "two-chunks", "variant", "entailed-swap", "own-chunk")
 
 _SWITCH = RuleFamilies("misattribution", FAMILIES)
 on = _SWITCH.on

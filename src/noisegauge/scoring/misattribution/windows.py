@@ -13,7 +13,7 @@ from ...textkit.tokens import Token
 from .detail import Detail
 from .tokens import name_keys, same_quantity
 
-__all__ = ["heading_of", "markers_of", "swaps_entity", "windows"]
+__all__ = ["heading_of", "in_place", "markers_of", "swaps_entity", "windows"]
 
 #: Where a sentence turns to another entity: "...; ...", ", while ...", "..., 반면 ...".
 _CLAUSE = re.compile(r";\s+|,\s+(?=(?:while|whereas|but)\b)|(?<=[며고면]),\s+|\s+반면(?:에)?,?\s+")
@@ -100,6 +100,29 @@ def swaps_entity(c: Text, chunk: Text, idx: list[int], asked: frozenset[str],
                 return True
             if any(_same_place(_beside(c.tokens, cidx, r, s), _beside(chunk.tokens, idx, w, s))
                    for s in (-1, 1)):
+                return True
+    return False
+
+
+def in_place(c: Text, chunk: Text, idx: list[int], asked: frozenset[str],
+             outside: frozenset[str]) -> bool:
+    """The window names another entity where the claim names the asked one, by its words
+    alone (no heading: in the asked entity's own chunk a heading such as "Legacy rule from
+    Billing Policy v2:" or "자주 묻는 질문(2023년):" is no other entity): a run of claim words
+    it lacks (holding a word of the question or reference) and a run of window words nobody
+    else states are single words of one closed kind, or stand beside the same word, on
+    either side ("Maple Court residents" / "Residents of Birch Tower")."""
+    window = {chunk.tokens[i].norm for i in idx}
+    cidx = list(range(len(c.tokens)))
+    mine = [r for r in _runs(c.tokens, cidx, window) if any(c.tokens[i].norm in asked for i in r)]
+    units = {q.pos + 1 for q in chunk.quantities}  # the "년" of "2023년" names nothing
+    theirs = _runs(chunk.tokens, [i for i in idx if i not in units], outside)
+    for r in mine:
+        near = {_beside(c.tokens, cidx, r, s) for s in (-1, 1)} - {None}
+        for w in theirs:
+            if len(r) == 1 and len(w) == 1 and _one_kind(c.tokens[r[0]], chunk.tokens[w[0]]):
+                return True
+            if any(_same_place(a, _beside(chunk.tokens, idx, w, s)) for a in near for s in (-1, 1)):
                 return True
     return False
 
