@@ -20,6 +20,7 @@ from ..textkit.tokens import tokenize
 from ..verdicts import Verdict
 from .corpus import Chunk
 from .draft import (
+    BRIDGE_IDF,
     NO_ANSWER_ASKED,
     NO_ANSWER_BELOW,
     WEAK_ANSWER,
@@ -158,7 +159,7 @@ class Builder:
                 out.append(Distractor(self.chunks[i].id, text, "conflicting",
                                       _values_differ(reference, text, keys)))
                 conflicts.add(i)
-            elif raw.get(i, 0.0) >= UNSURE_TOPICAL * best.raw:
+            elif raw.get(i, 0.0) >= UNSURE_TOPICAL * best.raw or self._second_hop(q_terms, best, i):
                 continue  # answers about as well as the answer chunk: may be the answer
             elif n_topical < MAX_TOPICAL:
                 out.append(Distractor(self.chunks[i].id, text, "topical"))
@@ -170,6 +171,12 @@ class Builder:
             out += [Distractor(self.chunks[i].id, self.chunks[i].text, "topical")
                     for i in near if i not in held][:MAX_TOPICAL]
         return relevant, out, conflicts
+
+    def _second_hop(self, q_terms: Sequence[str], best: Ranked, i: int) -> bool:
+        """Chunk ``i`` goes on about a rare name of the answer chunk that the question does
+        not hold (a bridge): it may be the question's second hop, and hold the answer."""
+        shared = (self.index.term_sets[i] & self.index.term_sets[best.index]) - set(q_terms)
+        return any(self.index.idf(t) >= BRIDGE_IDF * self.index.oov_idf for t in shared)
 
     def _settle_side(self, q: Question, q_terms: Sequence[str], ranked: list[Ranked]) -> Ranked:
         """The best chunk, unless the question names the other side of one of its
@@ -237,11 +244,10 @@ class Builder:
 
     async def _no_answer(self, q: Question, ranked: Sequence[Ranked],
                          meta: dict[str, Any]) -> GoldenRow:
-        near = [r.index for r in ranked[:MAX_TOPICAL]]
+        # no traps: the closest chunks are the likeliest to hold the answer a person writes
         best = f" (closest: {self.chunks[ranked[0].index].id})" if ranked else ""
         return GoldenRow(
-            q.id, q.text, None, (), (),
-            tuple(Distractor(self.chunks[i].id, self.chunks[i].text, "topical") for i in near),
+            q.id, q.text, None, (), (), (),
             Draft("extractive", q.origin, 0.0, self.judge_spec), "no_answer",
             f"no answer found in the corpus{best}; write the reference in review, or drop "
             "the row", (), meta)
