@@ -5,7 +5,8 @@ their rarity in the corpus (BM25's idf); a sentence *bears the answer* when it c
 question's weight (with its chunk's heading and source name, which carry the tier or year)
 and says something the question does not, of the kind asked for (a number for "how many",
 a name for "who"). The best chunk is the one with the best such sentence; its best sentence,
-and a second one as good, are the extractive reference.
+and a second one as good, with the sentences they lean on ("He ..." and who he is), are the
+extractive reference.
 """
 
 from __future__ import annotations
@@ -207,7 +208,7 @@ def draft_reference(ranked: Ranked, text: str, question: str = "") -> str:
     """The extractive reference from one chunk (``text``): its best sentence; the runner-up
     when it scores ``SECOND_SENTENCE`` of the best and holds a question term the best does
     not; a sentence holding the question's gap terms ("played by *actress* ...") when the
-    best does not; in the chunk's own order."""
+    best does not; what those lean on (``_completed``); in the chunk's own order."""
     best = ranked.sentences[0]
     picked = [best[0]]
     q = set(terms(question)) if question else set()
@@ -223,7 +224,7 @@ def draft_reference(ranked: Ranked, text: str, question: str = "") -> str:
                 picked.append(s)
                 break
     if question:
-        picked = _completed(picked, [s for s in sentences(text)], q)
+        picked = _completed(picked, sentences(text), q)
     return " ".join(sorted(picked, key=text.find))
 
 
