@@ -1,7 +1,8 @@
 """From questions (given, from a log, or written from the corpus) to GOLDEN rows.
 
 For each question: rank the candidate chunks (``draft.rank_chunks``), take the best as the
-chunk that holds the answer, draft the reference from it, then gather its traps: the
+chunk that holds the answer, draft the reference from it (and from the question's second
+hop: a close runner-up bridged to it by a rare name), then gather its traps: the
 corpus's look-alikes of that chunk (``lookalike``), and same-topic chunks that do not hold
 the answer. The judge checks every trap against the reference; a trap that holds the answer
 is no trap (it joins the relevant chunks when it ranks as well, else it is left out).
@@ -20,6 +21,7 @@ from ..textkit.tokens import tokenize
 from ..verdicts import Verdict
 from .corpus import Chunk
 from .draft import (
+    BRIDGE_IDF,
     NO_ANSWER_ASKED,
     NO_ANSWER_BELOW,
     WEAK_ANSWER,
@@ -39,6 +41,9 @@ __all__ = ["Question", "Builder", "MAX_LOOKALIKES", "MAX_TOPICAL"]
 #: Traps kept per row, by kind.
 MAX_LOOKALIKES = 3
 MAX_TOPICAL = 2
+#: The runner-up (ranking within this share of the best, bridged to it) may be the
+#: question's second hop: it joins the relevant chunks and the reference.
+HOP_CLOSE = 0.3
 #: A chunk that holds the answer and ranks this close to the best is relevant too.
 ALSO_RELEVANT = 0.8
 
@@ -101,11 +106,16 @@ class Builder:
             return await self._no_answer(q, ranked, meta)
         best = self._settle_side(q, q_terms, ranked)
         reference = draft_reference(best, self.chunks[best.index].text, q.text)
+        hop = self._hop(q_terms, ranked, best)
+        if hop is not None:
+            reference = f"{reference} {draft_reference(hop, self.chunks[hop.index].text, q.text)}"
         method, reasons = "extractive", []
         if self.writer is not None:
-            method, reference, why = await self._written(q, best, reference)
+            used = [best] + ([hop] if hop is not None else [])
+            method, reference, why = await self._written(q, used, reference)
             reasons += [why] if why else []
-        relevant, distractors, conflicts = await self._traps(q, q_terms, ranked, best, reference)
+        relevant, distractors, conflicts = await self._traps(q, q_terms, ranked, best, reference,
+                                                             hop)
         conf = confidence(ranked)
         status: Any = "drafted"
         conflict_ids = tuple(self.chunks[i].id for i in sorted(conflicts))
@@ -122,13 +132,15 @@ class Builder:
             "; ".join(reasons) or None, conflict_ids, meta)
 
     async def _traps(self, q: Question, q_terms: Sequence[str], ranked: Sequence[Ranked],
-                     best: Ranked, reference: str
+                     best: Ranked, reference: str, hop: Ranked | None = None
                      ) -> tuple[list[int], list[Distractor], set[int]]:
         """(relevant chunks, traps, chunks in conflict) of a drafted row: the answer chunk's
         look-alikes, then the candidates near the question, each checked by the judge."""
-        relevant = [best.index]
+        relevant = [best.index] + ([hop.index] if hop is not None else [])
         traps, conflicts = self._lookalike_traps(best.index, q_terms)
-        taken = {best.index, *(d[0] for d in traps)}
+        traps = [t for t in traps if t[0] not in relevant]
+        conflicts -= set(relevant)
+        taken = {*relevant, *(d[0] for d in traps)}
         topical = [r.index for r in ranked[1:] if r.index not in taken]
         if q.log_chunks is not None:  # beyond the log's own chunks, the corpus's neighbours
             topical += [i for i, _ in self.index.search(q_terms, 10)
@@ -158,7 +170,7 @@ class Builder:
                 out.append(Distractor(self.chunks[i].id, text, "conflicting",
                                       _values_differ(reference, text, keys)))
                 conflicts.add(i)
-            elif raw.get(i, 0.0) >= UNSURE_TOPICAL * best.raw:
+            elif raw.get(i, 0.0) >= UNSURE_TOPICAL * best.raw or self._second_hop(q_terms, best, i):
                 continue  # answers about as well as the answer chunk: may be the answer
             elif n_topical < MAX_TOPICAL:
                 out.append(Distractor(self.chunks[i].id, text, "topical"))
@@ -170,6 +182,25 @@ class Builder:
             out += [Distractor(self.chunks[i].id, self.chunks[i].text, "topical")
                     for i in near if i not in held][:MAX_TOPICAL]
         return relevant, out, conflicts
+
+    def _hop(self, q_terms: Sequence[str], ranked: Sequence[Ranked], best: Ranked
+             ) -> Ranked | None:
+        """The question's second hop: a close runner-up bridged to the answer chunk that
+        holds question terms the answer chunk does not."""
+        q = set(q_terms)
+        missing = q - self.index.term_sets[best.index]
+        for r in ranked[:2]:
+            if (r.index != best.index and r.score >= HOP_CLOSE * best.score
+                    and missing & self.index.term_sets[r.index]
+                    and self._second_hop(q_terms, best, r.index)):
+                return r
+        return None
+
+    def _second_hop(self, q_terms: Sequence[str], best: Ranked, i: int) -> bool:
+        """Chunk ``i`` goes on about a rare name of the answer chunk that the question does
+        not hold (a bridge): it may be the question's second hop, and hold the answer."""
+        shared = (self.index.term_sets[i] & self.index.term_sets[best.index]) - set(q_terms)
+        return any(self.index.idf(t) >= BRIDGE_IDF * self.index.oov_idf for t in shared)
 
     def _settle_side(self, q: Question, q_terms: Sequence[str], ranked: list[Ranked]) -> Ranked:
         """The best chunk, unless the question names the other side of one of its
@@ -218,18 +249,18 @@ class Builder:
                 out.add(i)
         return out
 
-    async def _written(self, q: Question, best: Ranked, extractive: str
+    async def _written(self, q: Question, used: Sequence[Ranked], extractive: str
                        ) -> tuple[str, str, str | None]:
         """The writer's reference when the judge finds every claim of it entailed by the
-        chunk; else the extractive draft, with the reason."""
+        chunks it was drafted from; else the extractive draft, with the reason."""
         if self.writer is None:
             return "extractive", extractive, None
         spec = self.writer_spec or "generator"
-        chunk = self.chunks[best.index].text
-        text = (await self.writer(q.text, [chunk])).strip()
+        texts = [self.chunks[r.index].text for r in used]
+        text = (await self.writer(q.text, texts)).strip()
         if text:
             claims = await self.judge.extract(text, q.text)
-            verdicts = await self.judge.check(chunk, claims) if claims else []
+            verdicts = await self.judge.check(" ".join(texts), claims) if claims else []
             if claims and all(v == Verdict.ENTAILED for v in verdicts):
                 return spec, text, None
         return "extractive", extractive, (f"the reference {spec} wrote is not entailed by the "

@@ -5,7 +5,8 @@ their rarity in the corpus (BM25's idf); a sentence *bears the answer* when it c
 question's weight (with its chunk's heading and source name, which carry the tier or year)
 and says something the question does not, of the kind asked for (a number for "how many",
 a name for "who"). The best chunk is the one with the best such sentence; its best sentence,
-and a second one as good, are the extractive reference.
+and a second one as good, with the sentences they lean on ("He ..." and who he is), are the
+extractive reference.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ SECOND_SENTENCE = 0.3
 BRIDGE_CLOSE = 0.3
 #: ... when the two share a term this rare (a share of the rarest idf).
 BRIDGE_IDF = 0.6
+#: Sentences after the picked ones that may join a reference for a question's second hop.
+MORE_SENTENCES = 2
 #: BM25 candidates read for each question.
 CANDIDATES = 20
 
@@ -205,7 +208,7 @@ def draft_reference(ranked: Ranked, text: str, question: str = "") -> str:
     """The extractive reference from one chunk (``text``): its best sentence; the runner-up
     when it scores ``SECOND_SENTENCE`` of the best and holds a question term the best does
     not; a sentence holding the question's gap terms ("played by *actress* ...") when the
-    best does not; in the chunk's own order."""
+    best does not; what those lean on (``_completed``); in the chunk's own order."""
     best = ranked.sentences[0]
     picked = [best[0]]
     q = set(terms(question)) if question else set()
@@ -220,7 +223,52 @@ def draft_reference(ranked: Ranked, text: str, question: str = "") -> str:
             if gap & set(terms(s)) and s not in picked:
                 picked.append(s)
                 break
+    if question:
+        picked = _completed(picked, sentences(text), q)
     return " ".join(sorted(picked, key=text.find))
+
+
+#: A sentence that starts by pointing back ("He", "The band"): who it is about is named
+#: in the sentence before.
+_ANAPHOR = re.compile(r"^(he|she|it|they|his|her|its|their|this|these|those)\b", re.IGNORECASE)
+
+
+def _names(sentence: str) -> set[str]:
+    return {t.norm for t in tokenize(sentence) if not t.stop and (t.capital or t.kind == "code")}
+
+
+def _points_back(sentence: str) -> bool:
+    toks = tokenize(sentence)
+    return bool(_ANAPHOR.match(sentence)) or (
+        len(toks) > 1 and toks[0].text == "The" and toks[1].kind == "word"
+        and not toks[1].capital)
+
+
+def _completed(picked: list[str], order: Sequence[str], q: set[str]) -> list[str]:
+    """The picked sentences with what they lean on: the sentence before one that points
+    back ("He ..."), and the sentences after that go on about a name the picked ones
+    brought in and hold a question term they do not (the second hop of a question,
+    inside one chunk: "... had acquired Aixam-Mega." / "Polaris is based in Roseau.")."""
+    out = list(picked)
+    where = {s: k for k, s in enumerate(order)}
+    for s in list(out):
+        k = where.get(s)
+        if k and _points_back(s) and order[k - 1] not in out:
+            out.append(order[k - 1])
+    for _ in range(MORE_SENTENCES):
+        ks = [where[s] for s in out if s in where]
+        nxt = max(ks, default=-1) + 1
+        if not ks or nxt >= len(order):
+            break
+        s = order[nxt]
+        have = set().union(*(set(terms(x)) for x in out))
+        brought = set().union(*(_names(x) for x in out)) - q
+        about = terms(s)[:1]  # "Polaris is based in ...": about a name brought in
+        if not (brought & _names(s) or _points_back(s)) or not (
+                (set(terms(s)) & q) - have or brought & set(about)):
+            break
+        out.append(s)
+    return out
 
 
 def asked_share(index: Index, question: str, ranked: Ranked) -> float:
