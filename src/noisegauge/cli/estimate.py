@@ -16,6 +16,7 @@ from rich import box
 from rich.table import Table
 
 from ..errors import NoiseGaugeError
+from ..infra.outputs import write_text
 from .console import error, note, stdout
 from .gates import Gate, check_gates, parse_gates
 from .paths import refuse_clobber
@@ -149,8 +150,7 @@ def estimate(results: Path, labels_path: Path, confidence: float, json_path: Pat
         sys.exit(2)
     print_estimate(est)
     if json_path is not None:
-        json_path.parent.mkdir(parents=True, exist_ok=True)
-        json_path.write_text(json.dumps(est.to_dict(), indent=2) + "\n", encoding="utf-8")
+        write_text(json_path, json.dumps(est.to_dict(), indent=2) + "\n")
         stdout().print(f"estimates: {json_path}")
     failed = estimate_gates(gates, est, gate_on)
     for message in failed:

@@ -1,42 +1,107 @@
 """Where an output file's bytes go: a temp sibling renamed into place for a regular file
 (atomic), the path itself for anything else (a device, a FIFO, a symlink), so that
-``--out /dev/null`` or a link is written through and never replaced by a new file."""
+``--out /dev/null`` or a link is written through and never replaced by a new file.
+
+An output that cannot be written (a read-only place, a file where a folder should be, a
+full disk) is an :class:`~noisegauge.errors.UnwritableOutput` naming the path asked for
+and the system's reason, never the temp file's name or a traceback.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import stat
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["replacing", "write_text", "writes_through"]
+from ..errors import UnwritableOutput
+
+__all__ = ["check_writable", "replacing", "unwritable", "write_text", "writes_through"]
 
 
 def writes_through(path: str | os.PathLike[str]) -> bool:
     """True when ``path`` exists and is not a regular file, or is a symlink: written in place."""
     try:
         return os.path.islink(path) or not stat.S_ISREG(os.stat(path).st_mode)
-    except FileNotFoundError:
+    except OSError:  # absent, or unreachable (a file where a folder should be): made new
         return False
+
+
+def _file_in_the_way(target: Path) -> Path | None:
+    """The nearest existing ancestor of ``target`` when it is not a folder."""
+    for parent in target.parents:
+        if parent.exists():
+            return None if parent.is_dir() else parent
+    return None
+
+
+def unwritable(exc: OSError, path: str | os.PathLike[str]) -> UnwritableOutput:
+    """``exc``, raised while writing ``path``, as the error a person can act on."""
+    target = Path(path)
+    blocker = _file_in_the_way(target)
+    reason = (f"{blocker} is a file, not a folder" if blocker is not None
+              else exc.strerror or str(exc))
+    return UnwritableOutput(str(target), reason)
+
+
+def _about(exc: OSError, *paths: Path) -> bool:
+    """Whether ``exc`` concerns the output (a write error names no file), not some input
+    read inside the block; a closed pipe stays itself (``| head`` is not an error)."""
+    if isinstance(exc, BrokenPipeError):
+        return False
+    return exc.filename is None or any(os.fspath(exc.filename) == os.fspath(p) for p in paths)
 
 
 @contextlib.contextmanager
 def replacing(path: str | os.PathLike[str], tmp: Path | None = None) -> Iterator[Path]:
     """The path to write ``path``'s content to: ``tmp`` (default ``.NAME.tmp`` beside it),
     renamed over ``path`` once the block succeeds and removed if it fails; or ``path``
-    itself when :func:`writes_through` says so."""
+    itself when :func:`writes_through` says so. Missing folders are made; an ``OSError``
+    about the output becomes :class:`~noisegauge.errors.UnwritableOutput`."""
     target = Path(path)
-    if writes_through(target):
-        yield target
-        return
-    tmp = tmp if tmp is not None else target.with_name(f".{target.name}.tmp")
+    through = writes_through(target)
+    dest = target if through else tmp if tmp is not None else target.with_name(
+        f".{target.name}.tmp")
+    if not through:
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise unwritable(exc, target) from None
     try:
-        yield tmp
-        os.replace(tmp, target)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+        try:
+            yield dest
+            if not through:
+                os.replace(dest, target)
+        except BaseException:
+            if not through:
+                with contextlib.suppress(OSError):
+                    dest.unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        if not _about(exc, target, dest):
+            raise
+        raise unwritable(exc, target) from None
+
+
+def check_writable(path: str | os.PathLike[str]) -> None:
+    """Raise :class:`~noisegauge.errors.UnwritableOutput` now if ``path`` could not be
+    written later (before a run spends judge calls): its folder is made and a file is
+    created and removed there (a permission bit says nothing to root, nor about /proc)."""
+    target = Path(path)
+    try:
+        if writes_through(target):
+            if not os.access(target, os.W_OK):
+                raise PermissionError(13, os.strerror(13), str(target))
+            return
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".check",
+                                     dir=target.parent)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise unwritable(exc, target) from None
 
 
 def write_text(path: str | os.PathLike[str], text: str) -> Path:

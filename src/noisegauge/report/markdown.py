@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..errors import UnwritableOutput
+from ..infra.outputs import unwritable, write_text
 from .digest import clip, wrong_claims
 from .gate import GateReport
 
@@ -89,14 +91,15 @@ def write_markdown(path: str | os.PathLike[str] | None, gate: GateReport, *,
     text = render_markdown(gate)
     written = []
     if path is not None:
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-        written.append(target)
+        written.append(write_text(path, text))
     summary = os.environ.get(STEP_SUMMARY_ENV) if step_summary else None
     if summary:
-        with open(summary, "a", encoding="utf-8") as fh:
-            fh.write(text + "\n")
+        try:  # appended to, as every step does: never replaced
+            with open(summary, "a", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+        except OSError as exc:
+            raise UnwritableOutput(f"{summary} (${STEP_SUMMARY_ENV})",
+                                   unwritable(exc, summary).reason) from None
         written.append(Path(summary))
     return written
 
