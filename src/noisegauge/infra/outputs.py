@@ -10,9 +10,9 @@ and the system's reason, never the temp file's name or a traceback.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -85,21 +85,34 @@ def replacing(path: str | os.PathLike[str], tmp: Path | None = None) -> Iterator
         raise unwritable(exc, target) from None
 
 
+def _check_folder(folder: Path) -> None:
+    """Raise the OSError that creating a file in ``folder`` would raise. An unnamed file
+    (``O_TMPFILE``) asks the file system itself, which permission bits do not for root, and
+    leaves nothing behind even if the process is killed; where the file system cannot make
+    one, the permission bits decide."""
+    flag = getattr(os, "O_TMPFILE", 0)
+    if flag:
+        try:
+            os.close(os.open(folder, flag | os.O_WRONLY, 0o600))
+            return
+        except OSError as exc:
+            if exc.errno not in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
+                raise
+    if not os.access(folder, os.W_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(folder))
+
+
 def check_writable(path: str | os.PathLike[str]) -> None:
     """Raise :class:`~noisegauge.errors.UnwritableOutput` now if ``path`` could not be
-    written later (before a run spends judge calls): its folder is made and a file is
-    created and removed there (a permission bit says nothing to root, nor about /proc)."""
+    written later (before a run spends judge calls); its missing folders are made."""
     target = Path(path)
     try:
         if writes_through(target):
             if not os.access(target, os.W_OK):
-                raise PermissionError(13, os.strerror(13), str(target))
+                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(target))
             return
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".check",
-                                     dir=target.parent)
-        os.close(fd)
-        os.unlink(probe)
+        _check_folder(target.parent)
     except OSError as exc:
         raise unwritable(exc, target) from None
 
