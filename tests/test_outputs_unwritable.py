@@ -54,6 +54,7 @@ COMMANDS: dict[str, Callable[[Path, Path], list[str]]] = {
     "leaks --json": lambda r, out: ["leaks", str(r), "--json", str(out)],
     "estimate --json": lambda r, out: ["estimate", str(r), "--labels",
                                        str(r.with_name("labels.jsonl")), "--json", str(out)],
+    "review --labels": lambda r, out: ["review", str(r), "--labels", str(out), "--no-browser"],
     "calibrate --save": lambda r, out: ["calibrate", str(PAIRS), "--save", str(out)],
     "score --out": lambda r, out: ["score", str(EXAMPLE), "--no-cache", "-q", "--out", str(out)],
     "score --report": lambda r, out: ["score", str(EXAMPLE), "--no-cache", "-q", "--report",
@@ -67,7 +68,12 @@ COMMANDS: dict[str, Callable[[Path, Path], list[str]]] = {
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_unwritable_output_is_one_line_and_exit_2(tmp_path: Path, results: Path, command: str,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+                                                  capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    def served(*_: object) -> None:
+        raise AssertionError("review served a page with LABELS unwritable")
+
+    monkeypatch.setattr("noisegauge.cli.review.serve", served)  # never a server to hang on
     label_like_judge(results.with_name("labels.jsonl"), read_results(results), 3)
     for name, (out, reason) in _places(tmp_path).items():
         code, err = _run(COMMANDS[command](results, out), capsys)

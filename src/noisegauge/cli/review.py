@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from ..errors import MissingDependency, NoiseGaugeError
+from ..infra.outputs import unwritable
 from .console import error, note, stdout
 
 __all__ = ["review", "serve"]
@@ -75,9 +76,17 @@ def review(results: Path, labels_path: Path, n: int | None, seed: int | None, po
         error(str(MissingDependency("noisegauge review", "review", "starlette and uvicorn")))
         sys.exit(2)
     try:
-        state, _ = open_state(read_results(results), labels_path, n, seed)
+        rows = read_results(results)
     except (NoiseGaugeError, OSError) as exc:
         error(str(exc))
+        sys.exit(2)
+    try:
+        state, _ = open_state(rows, labels_path, n, seed)
+    except NoiseGaugeError as exc:
+        error(str(exc))
+        sys.exit(2)
+    except OSError as exc:  # LABELS is read and appended to: an output that cannot be
+        error(str(unwritable(exc, labels_path)))
         sys.exit(2)
     try:
         sock = bind(port)
