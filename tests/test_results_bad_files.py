@@ -85,3 +85,57 @@ def test_malformed_result_row_names_line_and_field(tmp_path: Path, case: str,
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1, res.stderr
     assert f"{case}.jsonl, line 2" in lines[0] and field in lines[0], lines[0]
+
+
+def _paths(value: object, prefix: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    """Every place in a JSON value (keys and the first list items), outermost first."""
+    found = [prefix] if prefix else []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found += _paths(v, (*prefix, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value[:2]):
+            found += _paths(v, (*prefix, i))
+    return found
+
+
+def test_any_row_the_reader_accepts_renders_and_tallies() -> None:
+    """One value anywhere in a real result row replaced by any JSON: the reader refuses
+    the row (one line), or the report and the leak tally take it: never a crash between."""
+    import copy
+    import json
+
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from noisegauge.errors import InvalidInput
+    from noisegauge.io.results import check_result
+    from noisegauge.leaks.aggregate import LeakTally
+    from noisegauge.report import RunInfo, render_report
+    from people_helpers import example_rows
+
+    rows = [json.loads(json.dumps(r)) for r in example_rows()[:2]]
+    places = _paths(rows[0])
+    leaf = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
+    values = st.recursive(leaf, lambda kids: st.lists(kids, max_size=3)
+                          | st.dictionaries(st.sampled_from(["text", "index", "chunk", "a"]),
+                                            kids, max_size=3), max_leaves=6)
+
+    @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.sampled_from(places), values)
+    def check(place: tuple[object, ...], value: object) -> None:
+        row = copy.deepcopy(rows[0])
+        target = row
+        for key in place[:-1]:
+            target = target[key]  # type: ignore[index]
+        target[place[-1]] = value  # type: ignore[index]
+        try:
+            check_result(row, "r.jsonl", 1)
+        except InvalidInput:
+            return
+        render_report([rows[1], row], info=RunInfo(title="t"))
+        tally = LeakTally()
+        tally.add(row)
+        tally.leaks(10)
+
+    check()

@@ -61,16 +61,42 @@ def _kind(value: Any) -> str:
             type(None): "null"}.get(type(value), "a number")
 
 
+def _int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _position(value: Any) -> bool:
+    return _int(value) and value >= 0
+
+
 def _claims_problem(field: str, claims: list[Any]) -> str | None:
     for k, claim in enumerate(claims):
         for key in _POSITIONS:
             pos = claim.get(key)
-            if pos is not None and not (isinstance(pos, list) and all(
-                    isinstance(i, int) and not isinstance(i, bool) for i in pos)):
+            if pos is not None and not (isinstance(pos, list) and all(map(_position, pos))):
                 return f"'{field}[{k}].{key}' is {_kind(pos)}, not a list of chunk positions"
         text = claim.get("text")
         if text is not None and not isinstance(text, str):
             return f"'{field}[{k}].text' is {_kind(text)}, not a string"
+        closest = claim.get("closest_chunk")
+        if closest is not None and not _position(closest):
+            return f"'{field}[{k}].closest_chunk' is {_kind(closest)}, not a chunk position"
+        spans = claim.get("misattributed_spans")
+        if spans is not None and not (isinstance(spans, list) and all(
+                isinstance(s, dict) and all(_position(s.get(e)) for e in ("chunk", "start", "end"))
+                for s in spans)):
+            return (f"'{field}[{k}].misattributed_spans' is {_kind(spans)}, not a list of "
+                    "{chunk, start, end} spans")
+    return None
+
+
+def _input_problem(inp: Mapping[str, Any]) -> str | None:
+    for key in ("user_input", "response", "reference"):
+        if inp.get(key) is not None and not isinstance(inp[key], str):
+            return f"'input.{key}' is {_kind(inp[key])}, not a string"
+    for key in ("retrieved_contexts", "chunk_ids"):
+        if inp.get(key) is not None and not isinstance(inp[key], list):
+            return f"'input.{key}' is {_kind(inp[key])}, not a list"
     return None
 
 
@@ -88,6 +114,12 @@ def _problem(row: Mapping[str, Any]) -> str | None:
         for name, value in (row.get(key) or {}).items():
             if not _number(value):
                 return f"field '{key}.{name}' is {_kind(value)}, not a number or null"
+    for name, value in (row.get("usage") or {}).items():
+        if not _number(value) or (value is None and name != "cost_usd"):
+            return f"field 'usage.{name}' is {_kind(value)}, not a number"
+    found = _input_problem(row.get("input") or {})
+    if found:
+        return f"field {found}"
     for key in _LISTS:
         value = row.get(key)
         if value is None:
@@ -101,9 +133,8 @@ def _problem(row: Mapping[str, Any]) -> str | None:
             found = _claims_problem(key, value)
             if found:
                 return f"field {found}"
-    index = row.get("index")
-    if index is not None and (not isinstance(index, int) or isinstance(index, bool)):
-        return f"field 'index' is {_kind(index)}, not a row number"
+    if "index" in row and not _int(row["index"]):
+        return f"field 'index' is {_kind(row['index'])}, not a row number"
     return None
 
 
