@@ -75,7 +75,7 @@ def test_results_file_with_labelled_claims(tmp_path: Path) -> None:
                                    "reference": "The Pro plan costs $49 per month.",
                                    "retrieved_contexts": ["c"]}) + "\n")
     results = tmp_path / "out.jsonl"
-    results.write_text(json.dumps({"index": 0, "response_claims": [
+    results.write_text(json.dumps({"index": 0, "status": "ok", "metrics": {}, "response_claims": [
         {"text": "The Pro plan costs $49 per month.", "label": True},
         {"text": "The Pro plan costs $99 per month.", "label": False},
         {"text": "An unlabelled claim."}]}) + "\n")
@@ -97,7 +97,7 @@ def test_bad_label_rows_name_the_line_and_the_fix(tmp_path: Path, line: str, mes
     path = tmp_path / "bad.jsonl"
     path.write_text(line + "\n")
     code, out = run("calibrate", str(path))
-    assert code == 2 and message in out and "bad.jsonl:1" in out
+    assert code == 2 and message in out and "bad.jsonl, line 1" in out
 
 
 def test_threshold_search_and_interval() -> None:

@@ -107,13 +107,13 @@ def test_a_file_that_is_not_results_exits_2(tmp_path: Path) -> None:
     missing = runner.invoke(cli, ["leaks", str(tmp_path / "nope.jsonl")])
     assert missing.exit_code == 2 and "no such results file" in missing.output
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"status": "ok", "chunks": []}\nnot json\n', encoding="utf-8")
+    bad.write_text('{"status": "ok", "metrics": {}, "chunks": []}\nnot json\n', encoding="utf-8")
     res = runner.invoke(cli, ["leaks", str(bad)])
     assert res.exit_code == 2 and "line 2: not JSON" in res.output
     good = tmp_path / "good.jsonl"
-    good.write_text('{"status": "ok", "chunks": []}\n', encoding="utf-8")
-    unwritable = runner.invoke(cli, ["leaks", str(good), "--json", str(tmp_path / "no" / "x.json")])
-    assert unwritable.exit_code == 2 and "No such file or directory" in unwritable.output
+    good.write_text('{"status": "ok", "metrics": {}, "chunks": []}\n', encoding="utf-8")
+    unwritable = runner.invoke(cli, ["leaks", str(good), "--json", str(bad / "x.json")])
+    assert unwritable.exit_code == 2 and "is a file, not a folder" in unwritable.output
 
 
 def test_the_same_table_from_the_llm_judge_and_a_resumed_run(tmp_path: Path) -> None:

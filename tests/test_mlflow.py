@@ -254,3 +254,24 @@ def test_a_missing_mlflow_gives_the_install_line(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "pip install '.[mlflow]'" in done.stderr
     assert "noisegauge summary" not in done.stdout  # refused before any judging
+
+
+def test_a_dead_tracking_server_is_refused_before_scoring(tmp_path: Path) -> None:
+    """Nothing listening at MLFLOW_TRACKING_URI: one line naming it and exit 2, before any
+    judging (MLflow alone retried it silently for ~4 minutes, after the run). The timeout
+    is a guard against that hang, not a measurement."""
+    require_extra("mlflow")
+    import noisegauge
+
+    uri = f"http://127.0.0.1:{_free_port()}"  # closed once the probe socket is
+    env = {**os.environ, **QUIET, "MLFLOW_TRACKING_URI": uri,
+           "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
+           "PYTHONPATH": str(Path(noisegauge.__file__).parents[1])}
+    done = subprocess.run([sys.executable, "-m", "noisegauge", "score", str(EXAMPLE),
+                           "--mlflow", "-q"], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"MLflow tracking server {uri}" in lines[0], done.stderr
+    assert "does not answer" in lines[0] and "Traceback" not in done.stderr
+    assert "noisegauge summary" not in done.stdout  # refused before any judging

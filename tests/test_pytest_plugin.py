@@ -172,3 +172,24 @@ def test_ok():
     result.assert_outcomes(passed=1)
     assert "noisegauge: report" not in result.stdout.str()
     assert not list(pytester.path.glob("*.html"))
+
+
+def test_a_failed_bar_is_short_in_pytest_output(pytester: pytest.Pytester) -> None:
+    """The failure is the test's line and the message: no asyncio frames, no chained
+    "no running event loop" (it was ~100 lines of them)."""
+    pytester.makepyfile(test_leak=f"""
+from noisegauge import FakeJudge
+from noisegauge.pytest import assert_scores
+
+def test_leaky():
+    assert_scores([{LEAKY!r}], judge=FakeJudge(), config=False,
+                  noise_sensitivity_relevant="<=0.2")
+""")
+    result = pytester.runpytest_subprocess(*_plugin_args(), "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    failure = out[out.index("_ test_leaky _"):out.index("short test summary")].splitlines()
+    assert "FAIL noise_sensitivity_relevant <= 0.2: mean 0.500 over 1 samples" in out
+    assert len(failure) < 25, "\n".join(failure)
+    for noise in ("asyncio", "run_until_complete", "During handling", "no running event loop"):
+        assert noise not in out, noise

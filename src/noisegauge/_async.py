@@ -25,6 +25,10 @@ def run_sync(coro: Coroutine[Any, Any, T], *, hint: str = "await the async varia
     try:
         asyncio.get_running_loop()
     except RuntimeError:
+        running = False
+    else:
+        running = True
+    if not running:  # outside the except block: an error of ``coro`` is not chained to it
         return asyncio.run(coro)
     coro.close()
     raise SyncInAsyncError(

@@ -9,7 +9,6 @@ input samples so that each claim is checked against its sample's reference.
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InvalidInput
+from .io.results import check_result, iter_objects
 from .judges.base import BatchChecker, Judge, ScoredChecker, judge_identity
 from .verdicts import Verdict
 
@@ -56,35 +56,25 @@ def _label(value: Any, where: str) -> bool:
 
 def read_pairs(path: Path, samples: Path | None = None) -> list[Pair]:
     """Labelled pairs from ``path`` (see the module docstring for the two forms)."""
-    rows = []
-    with open(path, encoding="utf-8", errors="surrogateescape") as f:
-        for n, line in enumerate(f, 1):
-            # Garbage bytes decode to surrogates here so the line number can be named.
-            if any("\udc80" <= ch <= "\udcff" for ch in line):
-                raise InvalidInput(f"{path}:{n}: not UTF-8 text; expected one JSON object per line")
-            if line.strip():
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise InvalidInput(f"{path}:{n}: not JSON ({e.msg}); expected one object "
-                                       "per line") from None
-                if not isinstance(row, dict):
-                    raise InvalidInput(f"{path}:{n}: not a JSON object; expected one object "
-                                       "per line")
-                rows.append(row)
-    if rows and all("premise" in r for r in rows):
+    rows = list(iter_objects(path, "expected one JSON object per line: a labelled pair or "
+                                   "a result row"))
+    if rows and all("premise" in r for _, r in rows):
         out = []
-        for n, r in enumerate(rows, 1):
+        for n, r in rows:
             for key in ("premise", "claim", "label"):
                 if key not in r:
-                    raise InvalidInput(f"{path}:{n}: missing field {key!r}; expected "
+                    raise InvalidInput(f"{path}, line {n}: missing field {key!r}; expected "
                                        '{"premise": ..., "claim": ..., "label": true|false}')
-            out.append(Pair(str(r["premise"]), str(r["claim"]), _label(r["label"], f"{path}:{n}")))
+            out.append(Pair(str(r["premise"]), str(r["claim"]),
+                            _label(r["label"], f"{path}, line {n}")))
         return out
+    for n, r in rows:  # the results form: the same rows `report` and `leaks` accept
+        check_result(r, path, n)
     return _pairs_from_results(path, rows, samples)
 
 
-def _pairs_from_results(path: Path, rows: list[dict[str, Any]], samples: Path | None) -> list[Pair]:
+def _pairs_from_results(path: Path, rows: list[tuple[int, dict[str, Any]]],
+                        samples: Path | None) -> list[Pair]:
     if samples is None:
         raise InvalidInput(f"{path}: rows have no 'premise'; for a results file with labelled "
                            "response claims, pass the scored input with --samples INPUT")
@@ -100,20 +90,22 @@ def _pairs_from_results(path: Path, rows: list[dict[str, Any]], samples: Path | 
         else:
             inputs.append(None)
     out: list[Pair] = []
-    for n, row in enumerate(rows, 1):
+    for pos, (n, row) in enumerate(rows):
         labelled = [c for c in row.get("response_claims") or [] if "label" in c]
         if not labelled:
             continue
-        index = int(row.get("index", n - 1))
+        index = row.get("index", pos)
         if not 0 <= index < len(inputs):
-            raise InvalidInput(f"{path}:{n}: row index {index} is not in {samples} "
+            raise InvalidInput(f"{path}, line {n}: row index {index} is not in {samples} "
                                f"({len(inputs)} samples)")
         sample = inputs[index]
         if sample is None or not sample.reference.strip():
             raise InvalidInput(f"{samples}: sample {index} has no reference to check claims against")
-        reference = sample.reference
-        out.extend(Pair(reference, str(c["text"]), _label(c["label"], f"{path}:{n}"))
-                   for c in labelled)
+        for c in labelled:
+            if not isinstance(c.get("text"), str):
+                raise InvalidInput(f"{path}, line {n}: a labelled response claim has no "
+                                   "'text'")
+            out.append(Pair(sample.reference, c["text"], _label(c["label"], f"{path}, line {n}")))
     if not out:
         raise InvalidInput(f"{path}: no response claim carries a 'label' (true: the claim is right)")
     return out

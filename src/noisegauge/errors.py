@@ -3,6 +3,7 @@
     NoiseGaugeError
     ├── InvalidSample (ValueError)      a row that cannot be scored; names the row, field and fix
     ├── InvalidInput (ValueError)       an unreadable file or bad option
+    ├── UnwritableOutput                an output file that cannot be written; names it and why
     ├── JudgeError                      a judge could not produce a verdict
     │   ├── JudgeUnavailable            endpoint unreachable, auth failed, retries exhausted
     │   └── JudgeOutputError            output that stays unusable after repair
@@ -16,6 +17,7 @@ __all__ = [
     "NoiseGaugeError",
     "InvalidSample",
     "InvalidInput",
+    "UnwritableOutput",
     "JudgeError",
     "JudgeUnavailable",
     "JudgeOutputError",
@@ -51,6 +53,16 @@ class InvalidSample(NoiseGaugeError, ValueError):
 
 class InvalidInput(NoiseGaugeError, ValueError):
     """An input file, option or argument that cannot be used at all."""
+
+
+class UnwritableOutput(NoiseGaugeError):
+    """An output file that cannot be written (a read-only place, a file where a folder
+    should be, a full disk). ``path`` is the output asked for, ``reason`` the system's."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"cannot write {path}: {reason}; choose another path")
 
 
 class JudgeError(NoiseGaugeError):

@@ -21,6 +21,7 @@ from ..calibration import (
     read_pairs,
 )
 from ..errors import MissingDependency, NoiseGaugeError
+from ..infra.outputs import check_writable, write_text
 from .console import cli_logging, quiet_option
 from .paths import refuse_clobber
 
@@ -85,6 +86,11 @@ def _calibrate(labels: Path, judges: tuple[str, ...], samples: Path | None, save
     from ..judges.registry import get_judge
 
     refuse_clobber({"--save": save}, {"LABELS": labels, "--samples": samples})
+    if save is not None:
+        try:  # before any judge call
+            check_writable(save)
+        except NoiseGaugeError as e:
+            _fail(str(e))
 
     try:
         pairs = read_pairs(labels, samples)
@@ -136,4 +142,4 @@ def _save(path: Path, r: JudgeReport, threshold: float, acc: float, pairs: list[
                             "balanced_accuracy": round(acc, 4),
                             "before": round(balanced_accuracy([p.label for p in pairs],
                                                               list(r.predictions)), 4)}}
-    path.write_text(json.dumps(profile, indent=2) + "\n", encoding="utf-8")
+    write_text(path, json.dumps(profile, indent=2) + "\n")

@@ -168,7 +168,6 @@ def estimate(results: Path, labels_path: Path, confidence: float, plan_path: Pat
         sys.exit(2)
     print_estimate(est)
     if json_path is not None:
-        json_path.parent.mkdir(parents=True, exist_ok=True)
         write_text(json_path, json.dumps(est.to_dict(), indent=2) + "\n")
         stdout().print(f"estimates: {json_path}")
     failed = estimate_gates(gates, est, gate_on)

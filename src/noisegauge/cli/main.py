@@ -10,6 +10,9 @@ from typing import Any
 
 import click
 
+from ..errors import NoiseGaugeError
+from .console import error
+
 __all__ = ["cli", "main"]
 
 #: name -> "module:attribute" of a click command.
@@ -70,6 +73,8 @@ def cli() -> None:
     """Measure whether retrieval noise leaks into a RAG system's answers, claim by claim."""
 
 
+#: A bad input or invocation, an unwritable output: one line naming the file and why.
+EXIT_USAGE = 2
 #: A crash (a bug in noisegauge or in a custom judge or pipeline): a traceback and this code,
 #: never 1, which means a failed gate.
 EXIT_BUG = 4
@@ -77,7 +82,8 @@ EXIT_BUG = 4
 
 def main(argv: Any = None) -> None:
     """The console entry point: click's own handling, plus exit codes that keep their
-    meaning (Ctrl-C 130, a closed stdout pipe never a traceback, a bug 4)."""
+    meaning (Ctrl-C 130, a closed stdout pipe never a traceback, a noisegauge error or a
+    refused file one line and 2, a bug 4)."""
     stdout = sys.stdout
     try:
         code = cli.main(args=argv, prog_name="noisegauge", standalone_mode=False)
@@ -90,6 +96,13 @@ def main(argv: Any = None) -> None:
     except BrokenPipeError:  # stdout closed (``| head``): nothing more to say to it
         _silence_stdout()
         code = 0
+    except NoiseGaugeError as exc:  # raised on purpose: a bad input, an unwritable output
+        error(str(exc))
+        code = EXIT_USAGE
+    except OSError as exc:  # the system refused a file (a command had no nearer handler)
+        where = f": {exc.filename}" if exc.filename else ""
+        error(f"{exc.strerror or exc}{where}")
+        code = EXIT_USAGE
     except SystemExit as exc:
         # click (swapping sys.stdout for a quiet wrapper) and rich (raising while handling
         # the BrokenPipeError) turn a closed stdout into exit 1: a reader that stopped

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import MissingDependency, NoiseGaugeError
+from ..infra.outputs import unwritable
 from .console import error, note, stdout
 from .paths import refuse_clobber
 
@@ -109,9 +110,20 @@ def review(results: Path, labels_path: Path, n: int | None, seed: int | None,
             session = fold(*LabelFile(labels_path).read()).session or {}
             plan_path = Path(session["plan"]) if session.get("plan") else None
         plan = None if plan_path is None else (str(plan_path), read_plan(plan_path))
-        state, _ = open_state(read_results(results), labels_path, n, seed, plan)
-    except (NoiseGaugeError, OSError) as exc:
+        rows = read_results(results)
+    except NoiseGaugeError as exc:
         error(str(exc))
+        sys.exit(2)
+    except OSError as exc:
+        error(str(exc))
+        sys.exit(2)
+    try:
+        state, _ = open_state(rows, labels_path, n, seed, plan)
+    except NoiseGaugeError as exc:
+        error(str(exc))
+        sys.exit(2)
+    except OSError as exc:  # LABELS is read and appended to: an output that cannot be
+        error(str(unwritable(exc, labels_path)))
         sys.exit(2)
     sock = _listen(port)
     state.port = sock.getsockname()[1]

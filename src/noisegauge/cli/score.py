@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
 import itertools
-import os
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,7 +31,8 @@ from rich.text import Text
 
 from ..engine.metrics import COMPAT_MODES, Compat, check_compat
 from ..engine.summary import methods_note
-from ..errors import InvalidInput, InvalidSample, JudgeError, NoiseGaugeError
+from ..errors import InvalidInput, InvalidSample, JudgeError, NoiseGaugeError, UnwritableOutput
+from ..infra.outputs import check_writable
 from ..infra.secrets import register_secret
 from ..infra.store import JudgeCache, resolve_cache
 from ..infra.tables import Col, Fitted
@@ -136,14 +135,6 @@ def _saved(out: Path | None) -> str:
     if partial.exists():
         return f"Finished rows are kept in {partial}: run the same command to resume."
     return "No row had finished, so nothing was saved."
-
-
-def _check_writable(out: Path) -> None:
-    """Make ``out``'s folder, or raise the OSError that writing there would raise."""
-    folder = out.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    if not os.access(folder, os.W_OK):
-        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(folder))
 
 
 def _open_input(path: Path, fmt: str | None) -> Source:
@@ -302,6 +293,13 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
                 "max_retries": max_retries, "output_mode": output_mode,
                 "max_concurrency": max_concurrency}
     ci_files = junit_path is not None or markdown_path is not None
+    try:  # before the probe and canaries spend judge calls
+        for path in (out, report_path, junit_path, markdown_path):
+            if path is not None:
+                check_writable(path)
+    except UnwritableOutput as exc:
+        error(str(exc))
+        raise SystemExit(EXIT_USAGE) from None
     started = time.monotonic()
     with cli_logging(quiet):
         try:
@@ -319,7 +317,7 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
         except InvalidSample as exc:
             error(f"{exc}; stopped (--strict). {_saved(out)}")
             raise SystemExit(EXIT_USAGE) from None
-        except JudgeError as exc:
+        except (JudgeError, UnwritableOutput) as exc:
             error(f"{exc}. {_saved(out)}")
             raise SystemExit(EXIT_USAGE) from None
         except NoiseGaugeError as exc:
@@ -412,8 +410,6 @@ def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: 
          relevance_opts: dict[str, Any] | None = None,
          people_labels: Path | None = None) -> tuple[Report, Path | None, Judge, CanaryReport]:
     source = _open_input(input_path, input_format)
-    if out is not None:
-        _check_writable(out)  # before the probe and canaries spend judge calls
     judge = _make_judge(judge_spec, settings)
     canaries = CanaryReport()
     scale = scale or {}

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import click
 
-from ..errors import MissingDependency
+from ..errors import NoiseGaugeError
 from .console import error, stdout
 
 __all__ = ["MlflowTarget", "check_mlflow", "mlflow_options", "track"]
@@ -48,12 +48,13 @@ def mlflow_options(f: F) -> F:
 
 
 def check_mlflow(target: MlflowTarget) -> MlflowTarget:
-    """The target, once MLflow is known to import; else exit 2 with the install line."""
-    from ..integrations.mlflow import _mlflow
+    """The target, once MLflow is known to import and its HTTP tracking server to answer;
+    else exit 2 with the install line, or naming the server that does not answer."""
+    from ..integrations.mlflow import check_server
 
     try:
-        _mlflow()
-    except MissingDependency as exc:
+        check_server()
+    except NoiseGaugeError as exc:
         error(str(exc))
         raise SystemExit(2) from None
     return target

@@ -28,8 +28,8 @@ from ..errors import InvalidInput, MissingDependency
 if TYPE_CHECKING:
     from ..runner.run_report import Report
 
-__all__ = ["DEFAULT_EXPERIMENT", "TrackedRun", "dataset_digest", "log_compare", "log_report",
-           "log_run", "log_stress", "scorers", "summary_metrics"]
+__all__ = ["DEFAULT_EXPERIMENT", "TrackedRun", "check_server", "dataset_digest", "log_compare",
+           "log_report", "log_run", "log_stress", "scorers", "summary_metrics"]
 
 DEFAULT_EXPERIMENT = "noisegauge"
 #: MLflow accepts at most this many metrics, params and tags in one ``log_batch`` request.
@@ -42,6 +42,31 @@ def _mlflow() -> Any:
     except ImportError as exc:
         raise MissingDependency("MLflow tracking (--mlflow)", "mlflow", "mlflow") from exc
     return mlflow
+
+
+def check_server(timeout: float = 5.0) -> None:
+    """Raise :class:`InvalidInput` now when the tracking server is an HTTP one that does not
+    answer (nothing listening, no route, no answer in ``timeout`` seconds): MLflow itself
+    retries such a server silently for minutes, and only after the run. Any HTTP answer,
+    even an error, means a server is there; a file or database store is not checked."""
+    import urllib.error
+    import urllib.request
+
+    uri = str(_mlflow().get_tracking_uri())
+    if not uri.startswith(("http://", "https://")):
+        return
+    try:
+        with urllib.request.urlopen(uri.rstrip("/") + "/health", timeout=timeout):
+            pass
+    except urllib.error.HTTPError:
+        return  # it answered
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", None) or exc
+        if isinstance(reason, OSError) and reason.strerror:
+            reason = reason.strerror
+        raise InvalidInput(f"the MLflow tracking server {uri} ($MLFLOW_TRACKING_URI) does not "
+                           f"answer ({reason}); start it, or point MLFLOW_TRACKING_URI at one "
+                           "that runs") from None
 
 
 @dataclass

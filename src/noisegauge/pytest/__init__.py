@@ -102,6 +102,22 @@ async def aassert_scores(report_or_samples: Any, /, *, judge: Judge | str | None
                          worst: int = 3, allow_errors: bool = False,
                          **thresholds: str) -> Report:
     """``assert_scores`` for async tests (inside a running event loop)."""
+    __tracebackhide__ = True  # pytest shows the test's line and the message, not ours
+    report, failed = await _checked(report_or_samples, judge=judge, llm=llm, metrics=metrics,
+                                    config=config, worst=worst, allow_errors=allow_errors,
+                                    **thresholds)
+    if failed is not None:
+        raise failed
+    return report
+
+
+async def _checked(report_or_samples: Any, /, *, judge: Judge | str | None, llm: Any,
+                   metrics: Sequence[Metric | str] | None,
+                   config: ProjectConfig | str | os.PathLike[str] | bool | None,
+                   worst: int, allow_errors: bool,
+                   **thresholds: str) -> tuple[Report, ScoreAssertionError | None]:
+    """The report, and the assertion error to raise when a bar is missed (made here, raised
+    by the caller: outside the event loop, so no asyncio frame comes with it)."""
     if judge is not None and llm is not None:
         raise TypeError("pass judge= or llm= (two names of one parameter), not both")
     cfg = _config(config)
@@ -131,9 +147,10 @@ async def aassert_scores(report_or_samples: Any, /, *, judge: Judge | str | None
     outcomes, failures = list(gate.outcomes), list(gate.failures)
     errors = report.stats.status.get("error", 0)
     if any(not o.passed for o in outcomes) or (errors and not allow_errors):
-        raise ScoreAssertionError(failure_message(report, outcomes, failures, worst=worst),
-                                  outcomes, failures, report)
-    return report
+        return report, ScoreAssertionError(failure_message(report, outcomes, failures,
+                                                           worst=worst),
+                                           outcomes, failures, report)
+    return report, None
 
 
 def assert_scores(report_or_samples: Any, /, *, judge: Judge | str | None = None,
@@ -149,7 +166,11 @@ def assert_scores(report_or_samples: Any, /, *, judge: Judge | str | None = None
     ``judge``/``llm``: the judge for samples (default: the config's, else ``lexical``).
     Returns the ``Report`` so a test can look further.
     """
-    return run_sync(aassert_scores(report_or_samples, judge=judge, llm=llm, metrics=metrics,
-                                   config=config, worst=worst, allow_errors=allow_errors,
-                                   **thresholds),
-                    hint="use `await aassert_scores(...)`")
+    __tracebackhide__ = True  # pytest shows the test's line and the message, not ours
+    report, failed = run_sync(_checked(report_or_samples, judge=judge, llm=llm, metrics=metrics,
+                                       config=config, worst=worst, allow_errors=allow_errors,
+                                       **thresholds),
+                              hint="use `await aassert_scores(...)`")
+    if failed is not None:
+        raise failed  # here, outside the loop: the failure is not buried under its frames
+    return report

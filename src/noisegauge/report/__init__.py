@@ -69,10 +69,8 @@ def render_report(rows: Sequence[Mapping[str, Any]], *, title: str = "noisegauge
 
 def write_report(path: str | os.PathLike[str], rows: Sequence[Mapping[str, Any]], **kwargs: Any) -> Path:
     """``render_report`` written to ``path`` (atomically: a temp file renamed into place)."""
-    target = Path(path)
     text = redact(render_report(rows, **kwargs))  # no key in a file we write
-    target.parent.mkdir(parents=True, exist_ok=True)
-    return write_text(target, text)
+    return write_text(path, text)
 
 
 _GENERIC_STEMS = {"results", "result", "scores", "out", "output"}

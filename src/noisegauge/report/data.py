@@ -10,7 +10,7 @@ again and again), and claims are compact lists, so a 1,000-sample report stays s
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ from typing import Any
 from ..engine import catalogue
 from ..engine.summary import MetricSummary, summarize
 from ..errors import InvalidInput, InvalidSample
+from ..io.results import iter_results, read_results
 from ..judges.base import Usage
 from ..leaks.aggregate import Leaks, tally
 from .align import best_unit, locate
@@ -50,39 +51,6 @@ class RunInfo:
     judges: tuple[Mapping[str, Any], ...] = ()
     scored_at: str | None = None
     generated_at: str | None = None
-
-
-def read_results(path: str | Path) -> list[dict[str, Any]]:
-    """Rows of a results JSONL file (``noisegauge score --out x.jsonl``), validated."""
-    return list(iter_results(path))
-
-
-def iter_results(path: str | Path) -> Iterator[dict[str, Any]]:
-    """``read_results`` one row at a time (a 100,000-row file never sits in memory)."""
-    p = Path(path)
-    if not p.is_file():
-        raise InvalidInput(f"{p}: no such results file")
-    seen = False
-    with p.open(encoding="utf-8", errors="surrogateescape") as fh:
-        for n, line in enumerate(fh, 1):
-            # Garbage bytes decode to surrogates here so the line number can be named.
-            if any("\udc80" <= ch <= "\udcff" for ch in line):
-                raise InvalidInput(f"{p}, line {n}: not UTF-8 text; expected the JSONL that "
-                                   "`noisegauge score --out results.jsonl` writes")
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InvalidInput(f"{p}, line {n}: not JSON ({exc.msg}); expected the JSONL "
-                                   "that `noisegauge score --out results.jsonl` writes") from exc
-            if not isinstance(row, dict) or row.get("status") not in ("ok", "undefined", "error"):
-                raise InvalidInput(f"{p}, line {n}: not a result row (no status ok/undefined/"
-                                   "error); expected the JSONL that `noisegauge score --out` writes")
-            seen = True
-            yield row
-    if not seen:
-        raise InvalidInput(f"{p}: no result rows")
 
 
 def fill_inputs(rows: Sequence[dict[str, Any]], input_path: str | Path) -> int:

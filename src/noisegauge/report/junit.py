@@ -110,6 +110,4 @@ def render_junit(gate: GateReport) -> str:
 
 def write_junit(path: str | os.PathLike[str], gate: GateReport) -> Path:
     """Write ``render_junit(gate)`` to ``path`` atomically."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    return write_text(target, render_junit(gate))
+    return write_text(path, render_junit(gate))

@@ -11,6 +11,8 @@ import os
 from pathlib import Path
 
 from ..engine.summary import methods_note
+from ..errors import UnwritableOutput
+from ..infra.outputs import unwritable, write_text
 from .digest import clip, wrong_claims
 from .gate import GateReport
 
@@ -90,14 +92,15 @@ def write_markdown(path: str | os.PathLike[str] | None, gate: GateReport, *,
     text = render_markdown(gate)
     written = []
     if path is not None:
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-        written.append(target)
+        written.append(write_text(path, text))
     summary = os.environ.get(STEP_SUMMARY_ENV) if step_summary else None
     if summary:
-        with open(summary, "a", encoding="utf-8") as fh:
-            fh.write(text + "\n")
+        try:  # appended to, as every step does: never replaced
+            with open(summary, "a", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+        except OSError as exc:
+            raise UnwritableOutput(f"{summary} (${STEP_SUMMARY_ENV})",
+                                   unwritable(exc, summary).reason) from None
         written.append(Path(summary))
     return written
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import InvalidInput
+from ..infra.outputs import unwritable
 from ..infra.secrets import redact
 
 __all__ = ["Journal", "fsync_dir", "journal_path"]
@@ -107,9 +108,12 @@ class Journal:
     def open(self) -> int:
         """Lock the journal, then load what a previous run left (if its settings match);
         returns the rows that can be reused. Raises InvalidInput if another run holds it,
-        OSError if it cannot be created."""
-        self.out.parent.mkdir(parents=True, exist_ok=True)
-        fh = self._open_locked()
+        UnwritableOutput (naming the output, not the journal) if it cannot be created."""
+        try:
+            self.out.parent.mkdir(parents=True, exist_ok=True)
+            fh = self._open_locked()
+        except OSError as exc:
+            raise unwritable(exc, self.out) from None
         self._fh = fh
         loaded = self._resume and self._load(fh)
         if not loaded:

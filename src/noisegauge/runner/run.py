@@ -211,9 +211,16 @@ async def arun(source: Source, plan: Plan, *, concurrency: int = 8, strict: bool
         nonlocal pending
         while len(pending) > until:
             done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-            for task in done:
-                raw, sample, result = task.result()  # a bug in a task is raised here
-                run.emit(raw, result, sample)
+            finished = list(done)
+            for n, task in enumerate(finished):
+                try:
+                    raw, sample, result = task.result()  # a bug in a task is raised here
+                    run.emit(raw, result, sample)
+                except BaseException:
+                    # The rest finished too (maybe failing the same way): back to pending,
+                    # whose clean-up below retrieves them, so none is left unretrieved.
+                    pending.update(finished[n + 1:])
+                    raise
 
     try:
         for raw in source:

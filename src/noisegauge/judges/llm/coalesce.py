@@ -56,6 +56,16 @@ class Coalescer(Generic[Item, Result]):
         self._running.add(task)  # a task nobody references can be collected mid-flight
         task.add_done_callback(self._running.discard)
 
+    async def aclose(self) -> None:
+        """Cancel the batches still running in this loop and wait for them: their callers
+        are gone (a stopped run), and a batch left running would fail on the closed client
+        after the loop ended, printing "Task exception was never retrieved"."""
+        loop = asyncio.get_running_loop()
+        mine = [t for t in self._running if t.get_loop() is loop and not t.done()]
+        for task in mine:
+            task.cancel()
+        await asyncio.gather(*mine, return_exceptions=True)
+
     async def _execute(self, batch: list[tuple[Item, asyncio.Future[Result]]]) -> None:
         live = [(item, fut) for item, fut in batch if not fut.done()]
         if not live:

@@ -428,7 +428,10 @@ class OpenAIJudge:
         return 0.7 if self.settings.votes > 1 else 0.0
 
     async def aclose(self) -> None:
-        """Close the HTTP client of the running loop (optional; clients die with their loop)."""
+        """Stop the batches still in flight, then close the HTTP client of the running loop
+        (optional; clients die with their loop)."""
+        await self._extracts.aclose()
+        await self._checks.aclose()
         await self._chat.aclose()
 
 
