@@ -64,7 +64,8 @@ def _sweep_options(f: F) -> F:
         click.option("--levels", default="0,1,2,4", show_default=True, callback=_levels,
                      help="Distractor chunks injected per question, comma-separated."),
         click.option("--strategy", default="others", show_default=True,
-                     help="pool, others, hard, counterfactual; comma-separated to mix."),
+                     help="pool, others, hard, counterfactual, siblings (each golden row's "
+                          "own distractors); comma-separated to mix."),
         click.option("--position", type=click.Choice(["first", "last", "random", "interleaved"]),
                      default="random", show_default=True, help="Where distractors go."),
         click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True,
@@ -259,6 +260,11 @@ def stress(golden: str, pipeline: str, out_dir: str, fail_above: tuple[str, ...]
     if cfg["shortfalls"]:
         console.print(f"note: {len(cfg['shortfalls'])} sample(s) got fewer distractors "
                       "than their level asked for (source ran out); see run.json.")
+    if cfg.get("no_distractors"):
+        missing = cfg["no_distractors"]
+        shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        console.print(f"warning: {len(missing)} golden row(s) have no distractors of their own "
+                      f"({shown}): their noisy levels are undefined, not scored; see results.jsonl.")
     for name, where in written.items():
         console.print(f"  {name}: {where}")
     points = {name: {p["level"]: p["mean"] for p in pts}

@@ -2,6 +2,9 @@
 
 A golden row uses the same field names ``noisegauge score`` reads (``user_input``, ``reference``,
 ``retrieved_contexts`` holding the *relevant* chunks, and their aliases); ``response`` is absent.
+A row written by ``noisegauge testset`` also carries its own traps, ``distractors``
+(``[{"id", "text", "kind", "differs"}]``, ``kind`` one of ``TRAP_KINDS``), which
+``--strategy siblings`` injects; other extra keys (``draft``...) are kept as metadata.
 """
 
 from __future__ import annotations
@@ -15,7 +18,55 @@ from ..errors import InvalidInput, InvalidSample
 from ..io.readers import open_source
 from ..samples import FIELD_ALIASES, Sample
 
-__all__ = ["GoldenItem", "load_golden", "load_records", "load_pool", "PoolChunk"]
+__all__ = ["GoldenItem", "Trap", "TRAP_KINDS", "load_golden", "load_records", "load_pool",
+           "PoolChunk"]
+
+#: The kinds of a golden row's own distractors, in the order ``siblings`` injects them: the
+#: look-alike (same template, another entity or value) is the trap a reader falls for most.
+TRAP_KINDS: tuple[str, ...] = ("look-alike", "conflicting", "topical")
+
+
+@dataclass(frozen=True)
+class Trap:
+    """One of a golden row's own distractors: a chunk that looks like the answer and is not."""
+
+    text: str
+    kind: str
+    id: str | None = None
+    #: The detail that differs from the answer, e.g. "30 days vs 90 days".
+    differs: str | None = None
+
+
+def _traps(value: Any, row: int) -> tuple[Trap, ...]:
+    """The row's ``distractors``, checked: a list of objects with a text and a known kind."""
+    expected = ('a list of {"id", "text", "kind", "differs"} objects, kind one of '
+                + ", ".join(TRAP_KINDS))
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise InvalidSample(f"has type {type(value).__name__}", row=row, field="distractors",
+                            expected=expected)
+    traps = []
+    for j, d in enumerate(value):
+        where = f"distractors[{j}]"
+        if not isinstance(d, Mapping):
+            raise InvalidSample(f"has type {type(d).__name__}", row=row, field=where,
+                                expected=expected)
+        text, kind, tid, differs = d.get("text"), d.get("kind"), d.get("id"), d.get("differs")
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidSample("has no text", row=row, field=f"{where}.text",
+                                expected="a non-empty string")
+        if kind not in TRAP_KINDS:
+            raise InvalidSample(f"is {kind!r}", row=row, field=f"{where}.kind",
+                                expected="one of " + ", ".join(TRAP_KINDS))
+        if tid is not None and not isinstance(tid, (str, int)):
+            raise InvalidSample(f"has type {type(tid).__name__}", row=row, field=f"{where}.id",
+                                expected="a string")
+        if differs is not None and not isinstance(differs, str):
+            raise InvalidSample(f"has type {type(differs).__name__}", row=row,
+                                field=f"{where}.differs", expected="a string")
+        traps.append(Trap(text, kind, None if tid is None else str(tid), differs))
+    return tuple(traps)
 
 
 @dataclass(frozen=True)
@@ -28,6 +79,8 @@ class GoldenItem:
     relevant: tuple[str, ...]
     chunk_ids: tuple[str | None, ...] | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    #: The row's own traps (``distractors``), in file order; empty when it has none.
+    distractors: tuple[Trap, ...] = ()
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any], row: int) -> GoldenItem:
@@ -38,6 +91,8 @@ class GoldenItem:
         """
         if not isinstance(record, Mapping):
             raise InvalidSample(f"a record must be an object, got {type(record).__name__}", row=row)
+        traps = _traps(record.get("distractors"), row)
+        record = {k: v for k, v in record.items() if k != "distractors"}  # not metadata too
         if not any(record.get(name) is not None for name in FIELD_ALIASES["response"]):
             record = {**record, "response": ""}  # golden rows have no answer yet
         s = Sample.from_record(record, row=row)
@@ -46,7 +101,7 @@ class GoldenItem:
                                 expected="at least one relevant chunk per golden question")
         return cls(id=s.id if s.id is not None else f"q{row}", question=s.user_input,
                    reference=s.reference, relevant=s.retrieved_contexts, chunk_ids=s.chunk_ids,
-                   metadata=dict(s.metadata))
+                   metadata=dict(s.metadata), distractors=traps)
 
 
 def load_records(path: str | Path, *, strings: bool = False) -> list[Any]:
