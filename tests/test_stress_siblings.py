@@ -171,3 +171,23 @@ def test_the_rows_own_traps_hurt_the_extractive_pipeline_more_than_random_chunks
     assert sum(ns["siblings"][1:]) >= 1.5 * sum(ns["others"][1:])
     precision = [p["mean"] for p in runs["siblings"]["precision"]]
     assert precision[0] == 1.0 and precision[-1] < 1.0
+
+
+def test_rows_testset_found_no_answer_for_are_left_out_and_named(tmp_path: Path) -> None:
+    no_answer = {**_row(1, []), "reference": None, "retrieved_contexts": [],
+                 "retrieved_context_ids": [], "status": "no_answer",
+                 "reason": "no answer found in the corpus"}
+    conflict = {**_row(2, MIXED), "status": "conflict", "conflicts": ["c"]}
+    golden = _write(tmp_path / "g.jsonl", [_row(0, MIXED), no_answer, conflict])
+    out = tmp_path / "out"
+    res = CliRunner().invoke(cli, ["stress", str(golden), "--pipeline", "extractive",
+                                   "--strategy", "siblings", "--levels", "0,1", "--out",
+                                   str(out), "-q"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert "warning: 1 golden row(s) have no answer yet (status no_answer: q1): left out" in res.output
+    items = {json.loads(x)["item_id"] for x in (out / "results.jsonl").read_text().splitlines()}
+    assert items == {"q0", "q2"}  # a conflict row is usable: its reference was drafted
+    only = _write(tmp_path / "only.jsonl", [no_answer])
+    res = CliRunner().invoke(cli, ["stress", str(only), "--pipeline", "extractive",
+                                   "--out", str(tmp_path / "o2")])
+    assert res.exit_code == 2 and "every row of the golden set has status 'no_answer'" in res.output

@@ -185,6 +185,11 @@ def _with_progress(call: Callable[[Callable[[str, int, int], None]], Any],
             return _guarded(lambda: call(bar.phase), cache)
 
 
+def _ids(ids: list[str], shown: int = 5) -> str:
+    more = f" and {len(ids) - shown} more" if len(ids) > shown else ""
+    return ", ".join(ids[:shown]) + more
+
+
 def _fmt(point: dict[str, Any]) -> str:
     if point["mean"] is None:
         return "undefined"
@@ -260,11 +265,15 @@ def stress(golden: str, pipeline: str, out_dir: str, fail_above: tuple[str, ...]
     if cfg["shortfalls"]:
         console.print(f"note: {len(cfg['shortfalls'])} sample(s) got fewer distractors "
                       "than their level asked for (source ran out); see run.json.")
+    if cfg.get("no_answer"):
+        console.print(f"warning: {len(cfg['no_answer'])} golden row(s) have no answer yet "
+                      f"(status no_answer: {_ids(cfg['no_answer'])}): left out; write their "
+                      "references in `noisegauge review GOLDEN` or drop them.")
     if cfg.get("no_distractors"):
         missing = cfg["no_distractors"]
-        shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
         console.print(f"warning: {len(missing)} golden row(s) have no distractors of their own "
-                      f"({shown}): their noisy levels are undefined, not scored; see results.jsonl.")
+                      f"({_ids(missing)}): their noisy levels are undefined, not scored; "
+                      "see results.jsonl.")
     for name, where in written.items():
         console.print(f"  {name}: {where}")
     points = {name: {p["level"]: p["mean"] for p in pts}

@@ -18,12 +18,14 @@ from ..errors import InvalidInput, InvalidSample
 from ..io.readers import open_source
 from ..samples import FIELD_ALIASES, Sample
 
-__all__ = ["GoldenItem", "Trap", "TRAP_KINDS", "load_golden", "load_records", "load_pool",
+__all__ = ["GoldenItem", "Trap", "TRAP_KINDS", "NO_ANSWER", "load_golden", "read_golden", "load_records", "load_pool",
            "PoolChunk"]
 
 #: The kinds of a golden row's own distractors, in the order ``siblings`` injects them: the
 #: look-alike (same template, another entity or value) is the trap a reader falls for most.
 TRAP_KINDS: tuple[str, ...] = ("look-alike", "conflicting", "topical")
+#: The ``status`` of a GOLDEN row for which ``testset`` found no answer (no reference yet).
+NO_ANSWER = "no_answer"
 
 
 @dataclass(frozen=True)
@@ -121,12 +123,27 @@ def load_records(path: str | Path, *, strings: bool = False) -> list[Any]:
     return rows
 
 
-def load_golden(source: str | Path | Iterable[GoldenItem | Mapping[str, Any]]) -> list[GoldenItem]:
-    """Golden items from a path or from records/items; ids must be unique."""
+def read_golden(source: str | Path | Iterable[GoldenItem | Mapping[str, Any]]
+                ) -> tuple[list[GoldenItem], list[str]]:
+    """Golden items, and the ids of the rows left out for having no answer yet.
+
+    ``noisegauge testset`` writes a question nothing in the corpus answers as a row with
+    ``status: "no_answer"`` and no reference: it cannot be stressed until a person writes one,
+    so it is skipped here and named, never read as a broken row. Ids must be unique.
+    """
     records: Iterable[Any] = load_records(source) if isinstance(source, (str, Path)) else source
-    items = [r if isinstance(r, GoldenItem) else GoldenItem.from_record(r, row=i)
-             for i, r in enumerate(records)]
+    items: list[GoldenItem] = []
+    skipped: list[str] = []
+    for i, r in enumerate(records):
+        if isinstance(r, Mapping) and r.get("status") == NO_ANSWER:
+            skipped.append(str(r.get("id", f"q{i}")))
+        else:
+            items.append(r if isinstance(r, GoldenItem) else GoldenItem.from_record(r, row=i))
     if not items:
+        if skipped:
+            raise InvalidInput(f"every row of the golden set has status {NO_ANSWER!r} "
+                               f"({len(skipped)}): write their references in `noisegauge "
+                               "review GOLDEN` first")
         raise InvalidInput("the golden set is empty")
     seen: dict[str, int] = {}
     for i, item in enumerate(items):
@@ -134,7 +151,12 @@ def load_golden(source: str | Path | Iterable[GoldenItem | Mapping[str, Any]]) -
             raise InvalidSample(f"duplicate id {item.id!r} (also row {seen[item.id]})", row=i,
                                 field="id", expected="a unique id per golden question")
         seen[item.id] = i
-    return items
+    return items, skipped
+
+
+def load_golden(source: str | Path | Iterable[GoldenItem | Mapping[str, Any]]) -> list[GoldenItem]:
+    """Golden items from a path or from records/items (``read_golden`` without the skipped)."""
+    return read_golden(source)[0]
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ from .distractors import (
     relevant_chunks,
 )
 from .generation import Generation, GenerationCache, Generator
-from .golden import GoldenItem, PoolChunk, load_golden, load_pool
+from .golden import GoldenItem, PoolChunk, load_pool, read_golden
 from .pipelines import Pipeline, PipelineInterrupted, get_pipeline, takes_option
 from .stress_report import StressReport, StressRow
 
@@ -167,7 +167,7 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
     ``evaluate`` (the pipeline runs here). Everything is validated (golden
     rows, strategies, judge and pipeline specs) before the first generation.
     """
-    items = load_golden(golden)
+    items, no_answer = read_golden(golden)
     strategies = [s.strip() for s in strategy.split(",")] if isinstance(strategy, str) else list(strategy)
     pool_chunks = load_pool(pool) if pool is not None else None
     cases = plan_cases(items, levels=levels, strategies=strategies, position=position,
@@ -222,6 +222,7 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
         "generation_errors": sum(g.error is not None for g in generations),
         "cached_generations": sum(g.cached for g in generations),
         "shortfalls": shortfalls,
+        "no_answer": no_answer,
         "no_distractors": sorted({c.item.id for c in cases if c.undefined is not None}),
         "seconds": round(time.time() - started, 3),
     }

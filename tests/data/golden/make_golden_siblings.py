@@ -2,7 +2,7 @@
 
 Each row is a question of ``examples/golden_support.jsonl`` in the GOLDEN shape of
 ``noisegauge testset`` (id, user_input, reference, retrieved_contexts, retrieved_context_ids,
-distractors, draft), its traps taken from ``examples/distractor_pool.jsonl`` by hand: the
+distractors, draft, status, reason, conflicts, metadata; see docs/reference/golden.md), its traps taken from ``examples/distractor_pool.jsonl`` by hand: the
 look-alike chunks about another plan or product, the archived chunks that state another value
 for the same thing (conflicting) and the chunks on the same topic that do not answer (topical).
 
@@ -110,8 +110,11 @@ def main() -> None:
                 "retrieved_context_ids": [c["doc_id"] for c in chunks],
                 "distractors": [{"id": i, "text": pool[i], "kind": k, "differs": d}
                                 for i, k, d in TRAPS[row["id"]]],
-                "draft": {"method": "extractive", "confidence": 1.0, "reviewed": True},
-                "metadata": row.get("metadata", {}),
+                # written and checked by hand: a reviewed row, its conflicts settled
+                "draft": {"method": "extractive", "question": "given", "confidence": 1.0,
+                          "judge": "lexical", "reviewed": True},
+                "status": "drafted", "reason": None, "conflicts": [],
+                "metadata": {"source": "questions", **row.get("metadata", {})},
             }
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
 

@@ -1,0 +1,90 @@
+"""Noise sensitivity of a pipeline under each golden row's own traps against random distractors.
+
+    python bench/stress_siblings.py [GOLDEN ...] [--pipeline extractive] [--levels 0,1,2,4]
+
+GOLDEN: golden files whose rows carry ``distractors`` (``noisegauge testset``'s output;
+default: ``tests/data/golden/golden_siblings.jsonl``, the bundled example's questions with
+their look-alike, conflicting and topical chunks). Each is stressed twice with the same
+pipeline and the offline judge: ``--strategy siblings`` (the rows' own traps, deterministic)
+and ``--strategy others`` (random relevant chunks of other questions, ``--repeats`` draws per
+level, averaged). Printed per level: noise sensitivity (irrelevant, relevant, and their sum)
+for both, and the ratio siblings / others; then the ratio of the means over the noisy levels,
+the figure issue #31's "at least 1.5x over random distractors" is read from.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from noisegauge.stress import stress
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT = ROOT / "tests" / "data" / "golden" / "golden_siblings.jsonl"
+MODES = ("noise_sensitivity_irrelevant", "noise_sensitivity_relevant")
+
+
+def curve(golden: Path, strategy: str, pipeline: str, levels: list[int], repeats: int,
+          seed: int) -> dict[int, dict[str, float | None]]:
+    """level -> {mode: mean, "ns": irrelevant + relevant, "undefined": samples}."""
+    metrics = stress(golden, pipeline=pipeline, levels=levels, strategy=strategy, seed=seed,
+                     repeats=repeats, judge="lexical", judge_cache=False).curve()["metrics"]
+    out: dict[int, dict[str, Any]] = {}
+    for j, level in enumerate(levels):
+        row: dict[str, Any] = {m: metrics[m][j]["mean"] for m in MODES}
+        both = [row[m] for m in MODES]
+        row["ns"] = None if None in both else sum(both)
+        row["undefined"] = metrics[MODES[0]][j]["undefined"]
+        out[level] = row
+    return out
+
+
+def _fmt(x: float | None) -> str:
+    return "undef" if x is None else f"{x:.3f}"
+
+
+def _ratio(a: float | None, b: float | None) -> str:
+    if a is None or b is None:
+        return "undef"
+    if b == 0:
+        return "inf" if a > 0 else "undef (0/0)"
+    return f"{a / b:.2f}x"
+
+
+def report(golden: Path, pipeline: str, levels: list[int], repeats: int, seed: int) -> None:
+    sib = curve(golden, "siblings", pipeline, levels, 1, seed)
+    oth = curve(golden, "others", pipeline, levels, repeats, seed)
+    print(f"== {golden} (pipeline {pipeline}, judge lexical; others: {repeats} draws, seed {seed})")
+    print(f"{'level':>5}  {'sib irr':>8} {'sib rel':>8} {'sib NS':>8}  "
+          f"{'oth irr':>8} {'oth rel':>8} {'oth NS':>8}  {'ratio':>10}  undefined (sib/oth)")
+    for level in levels:
+        s, o = sib[level], oth[level]
+        print(f"{level:>5}  {_fmt(s[MODES[0]]):>8} {_fmt(s[MODES[1]]):>8} {_fmt(s['ns']):>8}  "
+              f"{_fmt(o[MODES[0]]):>8} {_fmt(o[MODES[1]]):>8} {_fmt(o['ns']):>8}  "
+              f"{_ratio(s['ns'], o['ns']):>10}  {s['undefined']}/{o['undefined']}")
+    noisy = [k for k in levels if k > 0]
+    means = []
+    for run in (sib, oth):
+        values = [run[k]["ns"] for k in noisy]
+        means.append(None if not values or None in values
+                     else sum(v for v in values if v is not None) / len(values))
+    print(f"mean NS over levels {','.join(map(str, noisy))}: siblings {_fmt(means[0])}, "
+          f"others {_fmt(means[1])}, ratio {_ratio(means[0], means[1])}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("golden", nargs="*", type=Path, default=[DEFAULT])
+    parser.add_argument("--pipeline", default="extractive")
+    parser.add_argument("--levels", default="0,1,2,4")
+    parser.add_argument("--repeats", type=int, default=5, help="draws of random distractors")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    levels = sorted({int(x) for x in args.levels.split(",")})
+    for golden in args.golden:
+        report(golden, args.pipeline, levels, args.repeats, args.seed)
+
+
+if __name__ == "__main__":
+    main()
