@@ -53,12 +53,32 @@ def label_like_judge(path: Path, rows: Sequence[Mapping[str, Any]], count: int, 
 def review_server(rows: list[Mapping[str, Any]], labels: Path, n: int | None = None,
                   seed: int = 7) -> Iterator[Any]:
     """The review app on 127.0.0.1 (a free port), served by uvicorn in a thread."""
+    from noisegauge.people.app import open_state
+
+    state, _ = open_state(list(rows), labels, n, seed)
+    with served(state):
+        yield state
+
+
+@contextlib.contextmanager
+def golden_server(golden: Path, events: Path) -> Iterator[Any]:
+    """The golden-set review of the file ``golden`` into ``events``, served as above."""
+    from noisegauge.people.golden import read_golden
+    from noisegauge.people.golden_page import GoldenState
+
+    state = GoldenState(read_golden(golden), LabelFile(events))
+    with served(state):
+        yield state
+
+
+@contextlib.contextmanager
+def served(state: Any) -> Iterator[None]:
+    """``state``'s page on a real loopback socket, uvicorn in a thread, until the block ends."""
     import uvicorn
 
     from noisegauge.cli.review import bind
-    from noisegauge.people.app import build_app, open_state
+    from noisegauge.people.app import build_app
 
-    state, _ = open_state(list(rows), labels, n, seed)
     sock = bind(0)
     state.port = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(build_app(state), log_level="warning",
@@ -70,7 +90,7 @@ def review_server(rows: list[Mapping[str, Any]], labels: Path, n: int | None = N
         time.sleep(0.02)
     assert server.started, "review server did not start"
     try:
-        yield state
+        yield
     finally:
         server.should_exit = True
         thread.join(10)

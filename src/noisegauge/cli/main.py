@@ -25,6 +25,22 @@ COMMANDS: dict[str, str] = {
     "estimate": "noisegauge.cli.estimate:estimate",
 }
 
+#: (command, word) -> "module:attribute": a subcommand beside a command that takes its own
+#: arguments (``testset export GOLDEN`` beside ``testset DOCS…``); the word wins over a
+#: DOCS path of that name (pass ``./export`` for a folder called export).
+SUBCOMMANDS: dict[tuple[str, str], str] = {
+    ("testset", "export"): "noisegauge.cli.golden:export",
+}
+
+
+def _load(target: str) -> click.Command | None:
+    module, _, attr = target.partition(":")
+    try:
+        command: click.Command = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError):
+        return None
+    return command
+
 
 class LazyGroup(click.Group):
     """Imports a subcommand's module only when that subcommand runs (keeps --help fast)."""
@@ -34,13 +50,16 @@ class LazyGroup(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in COMMANDS:
-            module, _, attr = COMMANDS[cmd_name].partition(":")
-            try:
-                command: click.Command = getattr(importlib.import_module(module), attr)
-            except (ImportError, AttributeError):
-                return None
-            return command
+            return _load(COMMANDS[cmd_name])
         return super().get_command(ctx, cmd_name)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]
+                        ) -> tuple[str | None, click.Command | None, list[str]]:
+        if len(args) >= 2 and (args[0], args[1]) in SUBCOMMANDS:
+            command = _load(SUBCOMMANDS[args[0], args[1]])
+            if command is not None:
+                return f"{args[0]} {args[1]}", command, args[2:]
+        return super().resolve_command(ctx, args)
 
 
 @click.group(cls=LazyGroup)

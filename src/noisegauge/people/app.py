@@ -1,4 +1,6 @@
-"""The review page: a Starlette app, served by uvicorn on 127.0.0.1 only.
+"""The review pages: a Starlette app, served by uvicorn on 127.0.0.1 only; one page labels
+a sample of RESULTS (:class:`ReviewState`), the other checks a golden set
+(:class:`~noisegauge.people.golden_page.GoldenState`).
 
 Every path starts with a random token (``/TOKEN/...``); anything else is a 404. Writes are
 JSON POSTs that must come from the page itself: the ``Origin`` (or, without one,
@@ -16,13 +18,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import InvalidInput, MissingDependency
 from .human import is_complete
 from .labels import LabelFile, SampleLabels, digest_of, fold, sample_key
 
-__all__ = ["ReviewState", "build_app", "review_order"]
+__all__ = ["Reviewed", "ReviewState", "build_app", "review_order"]
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost")
 
@@ -63,6 +65,20 @@ def _labels_view(state: SampleLabels | None) -> dict[str, Any]:
             "skip": state.skip, "looked": state.looked}
 
 
+class Reviewed(Protocol):
+    """What a page serves: its rows (``snapshot``), the events it accepts (``check_event``,
+    raising ``InvalidInput``), the file they are appended to, and what a POST answers."""
+
+    token: str
+    port: int
+    labels: LabelFile
+    page: str
+
+    def snapshot(self) -> dict[str, Any]: ...
+    def check_event(self, event: Any) -> dict[str, Any]: ...
+    def answer(self, event: Mapping[str, Any]) -> dict[str, Any]: ...
+
+
 @dataclass
 class ReviewState:
     """The rows under review, their order and the LABELS file."""
@@ -73,6 +89,7 @@ class ReviewState:
     seed: int
     token: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     port: int = 0
+    page = "review"
 
     def __post_init__(self) -> None:
         self.by_key = {sample_key(r, i): r for i, r in enumerate(self.rows)}
@@ -145,16 +162,24 @@ class ReviewState:
         fold([{**out, "_line": 0}])  # the same checks reading LABELS makes
         return out
 
+    def answer(self, event: Mapping[str, Any]) -> dict[str, Any]:
+        """What a POST answers once ``event`` is appended: the sample's labels, the progress."""
+        states = self.current()
+        return {"labels": _labels_view(states[event["id"]]), "progress": self.progress(states)}
 
-def _page() -> str:
+
+def _page(name: str) -> str:
+    """``NAME.html`` with the shared ``review.css`` (then ``NAME.css``) and ``NAME.js`` inline."""
     base = resources.files("noisegauge.people").joinpath("assets")
-    html = base.joinpath("review.html").read_text(encoding="utf-8")
+    html = base.joinpath(f"{name}.html").read_text(encoding="utf-8")
     css = base.joinpath("review.css").read_text(encoding="utf-8")
-    js = base.joinpath("review.js").read_text(encoding="utf-8")
+    if name != "review":
+        css += base.joinpath(f"{name}.css").read_text(encoding="utf-8")
+    js = base.joinpath(f"{name}.js").read_text(encoding="utf-8")
     return html.replace("/*CSS*/", css).replace("/*JS*/", js)
 
 
-def build_app(state: ReviewState) -> Any:
+def build_app(state: Reviewed) -> Any:
     """The ASGI app (needs the ``review`` extra)."""
     try:
         from starlette.applications import Starlette
@@ -164,7 +189,7 @@ def build_app(state: ReviewState) -> Any:
     except ImportError as exc:
         raise MissingDependency("noisegauge review", "review", "starlette and uvicorn") from exc
 
-    page = _page()
+    page = _page(state.page)
     headers = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff",
                "Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY",
                "Content-Security-Policy": "default-src 'none'; script-src 'unsafe-inline'; "
@@ -207,14 +232,14 @@ def build_app(state: ReviewState) -> Any:
         except (ValueError, InvalidInput) as exc:
             return JSONResponse({"error": str(exc)}, status_code=400, headers=headers)
         state.labels.append(event)
-        states = state.current()
-        return JSONResponse({"labels": _labels_view(states[event["id"]]),
-                             "progress": state.progress(states)}, headers=headers)
+        return JSONResponse(state.answer(event), headers=headers)
 
     async def api_estimate(request: Request) -> Response:
         refused = allowed(request, False)
         if refused is not None:
             return refused
+        if not isinstance(state, ReviewState):  # a golden set has no judge to correct
+            return PlainTextResponse("not found", status_code=404)
         from .estimate import estimate
 
         try:

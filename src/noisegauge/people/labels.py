@@ -247,6 +247,10 @@ def fold(events: Sequence[Mapping[str, Any]], bad_lines: Sequence[int] = ()) -> 
         if kind is None:
             out.values.setdefault(rid, {}).update(_value_row(event, line))
             continue
+        if kind in ("verdict", "edit", "role"):
+            raise InvalidInput(f"LABELS line {line}: a golden-set review event (kind "
+                               f"{kind!r}), not a label of a results sample; it belongs to "
+                               "`noisegauge testset export GOLDEN --labels EVENTS`")
         if kind not in EVENT_KINDS:
             raise InvalidInput(f"LABELS line {line}: unknown kind {kind!r}; use one of "
                                f"{', '.join(EVENT_KINDS)}")
