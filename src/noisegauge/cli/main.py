@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "leaks": "noisegauge.cli.leaks:leaks",
     "review": "noisegauge.cli.review:review",
     "estimate": "noisegauge.cli.estimate:estimate",
+    "testset": "noisegauge.cli.testset:testset",
 }
 
 #: (command, word) -> "module:attribute": a subcommand beside a command that takes its own

@@ -1,0 +1,197 @@
+"""From questions (given, from a log, or written from the corpus) to GOLDEN rows.
+
+For each question: rank the candidate chunks (``draft.rank_chunks``), take the best as the
+chunk that holds the answer, draft the reference from it, then gather its traps: the
+corpus's look-alikes of that chunk (``lookalike``), and same-topic chunks that do not hold
+the answer. The judge checks every trap against the reference; a trap that holds the answer
+is no trap (it joins the relevant chunks when it ranks as well, else it is left out).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..judges.base import Judge
+from ..textkit.sentences import sentences
+from ..verdicts import Verdict
+from .corpus import Chunk
+from .draft import NO_ANSWER_BELOW, Ranked, confidence, draft_reference, rank_chunks
+from .lookalike import LookAlike, LookAlikes, question_side
+from .retrieve import Index, terms
+from .rows import Distractor, Draft, GoldenRow, sort_distractors
+
+__all__ = ["Question", "Builder", "MAX_LOOKALIKES", "MAX_TOPICAL"]
+
+#: Traps kept per row, by kind.
+MAX_LOOKALIKES = 3
+MAX_TOPICAL = 2
+#: A chunk that holds the answer and ranks this close to the best is relevant too.
+ALSO_RELEVANT = 0.8
+
+#: ``(question, chunks) -> reference``: a generator that writes the reference.
+Writer = Callable[[str, Sequence[str]], Awaitable[str]]
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question to build a row for; from a log, the chunks its system retrieved."""
+
+    id: str
+    text: str
+    origin: str  # given | log | template | a generator's spec
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    #: From a log: indices (into the builder's chunks) of the chunks retrieved for it.
+    log_chunks: tuple[int, ...] | None = None
+    response: str | None = None
+
+
+class Builder:
+    """Builds GOLDEN rows over one corpus with one judge (and, optionally, a writer)."""
+
+    def __init__(self, chunks: Sequence[Chunk], judge: Judge, judge_spec: str, *,
+                 writer: Writer | None = None, writer_spec: str | None = None) -> None:
+        self.index = Index(chunks)
+        self.chunks = self.index.chunks
+        self.lookalikes = LookAlikes(self.index)
+        self.judge = judge
+        self.judge_spec = judge_spec
+        self.writer = writer
+        self.writer_spec = writer_spec
+
+    async def rows(self, questions: Sequence[Question], concurrency: int = 8) -> list[GoldenRow]:
+        """One row per question, in order."""
+        gate = asyncio.Semaphore(concurrency)
+
+        async def one(q: Question) -> GoldenRow:
+            async with gate:
+                return await self.row(q)
+
+        return list(await asyncio.gather(*(one(q) for q in questions)))
+
+    async def row(self, q: Question) -> GoldenRow:
+        ranked = rank_chunks(self.index, q.text, q.log_chunks)
+        q_terms = terms(q.text)
+        meta: dict[str, Any] = {**q.metadata}
+        if q.log_chunks is not None:
+            meta["response"] = q.response
+            meta["log_context_ids"] = [self.chunks[i].id for i in q.log_chunks]
+        if not ranked or ranked[0].score < NO_ANSWER_BELOW:
+            return await self._no_answer(q, ranked, meta)
+        best = self._settle_side(q, q_terms, ranked)
+        method, reference, reason = "extractive", draft_reference(best, self.chunks[best.index].text), None
+        if self.writer is not None:
+            method, reference, reason = await self._written(q, best, reference)
+        relevant = [best.index]
+        traps, conflicts = self._lookalike_traps(best.index, q_terms)
+        taken = {best.index, *(d[0] for d in traps)}
+        topical = [r.index for r in ranked[1:] if r.index not in taken]
+        if q.log_chunks is not None:  # beyond the log's own chunks, the corpus's neighbours
+            topical += [i for i, _ in self.index.search(q_terms, 10)
+                        if i not in taken and i not in topical]
+        holds = await self._holds_answer(reference, q_terms,
+                                         [i for i, _, _ in traps] + topical[:MAX_TOPICAL + 4])
+        score = {r.index: r.score for r in ranked}
+        distractors: list[Distractor] = []
+        for i, kind, differs in traps:
+            if i in holds:
+                conflicts.discard(i)
+                continue
+            distractors.append(Distractor(self.chunks[i].id, self.chunks[i].text, kind, differs))
+        n_topical = 0
+        for i in topical[:MAX_TOPICAL + 4]:
+            if i in holds:
+                if score.get(i, 0.0) >= ALSO_RELEVANT * best.score:
+                    relevant.append(i)
+                continue
+            if n_topical < MAX_TOPICAL:
+                distractors.append(Distractor(self.chunks[i].id, self.chunks[i].text, "topical"))
+                n_topical += 1
+        conf = confidence(ranked)
+        status: Any = "drafted"
+        conflict_ids = tuple(self.chunks[i].id for i in sorted(conflicts))
+        if conflict_ids:
+            status = "conflict"
+            said = "; ".join(f"{d.id} ({d.differs})" for d in distractors if d.kind == "conflicting")
+            reason = (f"other chunks state another value for the same thing: {said}; "
+                      "settle which is right")
+            conf *= 0.5
+        return GoldenRow(
+            q.id, q.text, reference, tuple(self.chunks[i].text for i in relevant),
+            tuple(self.chunks[i].id for i in relevant), sort_distractors(distractors),
+            Draft(method, q.origin, conf, self.judge_spec), status, reason, conflict_ids, meta)
+
+    def _settle_side(self, q: Question, q_terms: Sequence[str], ranked: list[Ranked]) -> Ranked:
+        """The best chunk, unless the question names the other side of one of its
+        look-alikes ("Team" where the best chunk says "Pro"): then that look-alike."""
+        best = ranked[0]
+        if q.log_chunks is not None:
+            return best
+        for la in self.lookalikes.of(best.index):
+            if question_side(q_terms, la) == "theirs":
+                other = rank_chunks(self.index, q.text, [la.other])
+                if other:
+                    return other[0]
+        return best
+
+    def _lookalike_traps(self, i: int, q_terms: Sequence[str]
+                         ) -> tuple[list[tuple[int, Any, str]], set[int]]:
+        traps: list[tuple[int, Any, str]] = []
+        conflicts: set[int] = set()
+        for la in self.lookalikes.of(i)[:MAX_LOOKALIKES]:
+            side = question_side(q_terms, la)
+            if side in ("neither", "both") and _states_value(la):
+                traps.append((la.other, "conflicting", la.differs))
+                conflicts.add(la.other)
+            else:
+                traps.append((la.other, "look-alike", la.differs))
+        return traps, conflicts
+
+    async def _holds_answer(self, reference: str, q_terms: Sequence[str],
+                            candidates: Sequence[int]) -> set[int]:
+        """The candidates that hold the answer: the judge finds the reference entailed by
+        them, or they hold every word the reference adds to the question."""
+        claims = sentences(reference) or [reference]
+        answer = set(terms(reference)) - set(q_terms)
+        verdicts = await asyncio.gather(*(self.judge.check(self.chunks[i].text, claims)
+                                          for i in candidates))
+        out = set()
+        for i, vs in zip(candidates, verdicts, strict=True):
+            entailed = bool(vs) and all(v == Verdict.ENTAILED for v in vs)
+            has_words = bool(answer) and answer <= self.index.term_sets[i]
+            if entailed or has_words:
+                out.add(i)
+        return out
+
+    async def _written(self, q: Question, best: Ranked, extractive: str
+                       ) -> tuple[str, str, str | None]:
+        """The writer's reference when the judge finds every claim of it entailed by the
+        chunk; else the extractive draft, with the reason."""
+        assert self.writer is not None and self.writer_spec is not None  # (checked by row)
+        chunk = self.chunks[best.index].text
+        text = (await self.writer(q.text, [chunk])).strip()
+        if text:
+            claims = await self.judge.extract(text, q.text)
+            verdicts = await self.judge.check(chunk, claims) if claims else []
+            if claims and all(v == Verdict.ENTAILED for v in verdicts):
+                return self.writer_spec, text, None
+        return "extractive", extractive, (f"the reference {self.writer_spec} wrote is not "
+                                          "entailed by the chunk; the extractive draft is kept")
+
+    async def _no_answer(self, q: Question, ranked: Sequence[Ranked],
+                         meta: dict[str, Any]) -> GoldenRow:
+        near = [r.index for r in ranked[:MAX_TOPICAL]]
+        best = f" (closest: {self.chunks[ranked[0].index].id})" if ranked else ""
+        return GoldenRow(
+            q.id, q.text, None, (), (),
+            tuple(Distractor(self.chunks[i].id, self.chunks[i].text, "topical") for i in near),
+            Draft("extractive", q.origin, 0.0, self.judge_spec), "no_answer",
+            f"no answer found in the corpus{best}; write the reference in review, or drop "
+            "the row", (), meta)
+
+
+def _states_value(la: LookAlike) -> bool:
+    """The look-alike states another value (a number, a date, a version) somewhere."""
+    return any(any(ch.isdigit() for ch in d.mine + d.theirs) for d in la.differences)
