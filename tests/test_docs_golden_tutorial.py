@@ -87,9 +87,9 @@ def test_the_figures_come_from_the_commands_and_the_page_by_keyboard(tmp_path: P
     pytest.importorskip("playwright", reason="pip install '.[report-test]'")
     pytest.importorskip("uvicorn", reason="pip install '.[review]'")
     pytest.importorskip("matplotlib", reason="pip install '.[plot]'")
-    shots = _script("golden_screenshots")
-    sys.argv = ["golden_screenshots.py", "--out", str(tmp_path)]
+    shots = _script("tutorial_screenshots")
+    sys.argv = ["tutorial_screenshots.py", "--out", str(tmp_path)]
     shots.main()
-    for name in ("golden-review", "golden-review-fixed", "golden-curve"):
+    for name in ("tutorial-review", "tutorial-review-fixed", "tutorial-curve"):
         data = (tmp_path / f"{name}.png").read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000, name

@@ -59,6 +59,9 @@ def test_a_golden_file_is_told_from_results_by_its_rows(tmp_path: Path) -> None:
                                    "--no-browser"])
     assert res.exit_code == 2 and "neither a golden row" in res.output
     assert "Traceback" not in res.output and not (tmp_path / "e.jsonl").exists()
+    data = write_jsonl(tmp_path / "in.jsonl", [{"user_input": "q", "response": "a"}])
+    with pytest.raises(InvalidInput, match=r"an input row .*score it first"):
+        sniff(data)
 
 
 def test_bad_golden_rows_are_named_with_the_fix(tmp_path: Path) -> None:
@@ -200,6 +203,14 @@ def test_events_of_the_wrong_kind_are_named(rows: list[dict[str, Any]], tmp_path
     res = CliRunner().invoke(cli, ["review", str(GOLDEN), "--seed", "3", "--labels",
                                    str(tmp_path / "e.jsonl")])
     assert res.exit_code == 2 and "reviewed row by row" in res.output
+    labels = _events(tmp_path / "labels.jsonl", [{"kind": "chunk", "id": "a", "digest": "d",
+                                                  "chunk": 0, "relevant": True}])
+    for args in (["review", str(GOLDEN), "--labels", str(labels), "--no-browser"],
+                 ["testset", "export", str(GOLDEN), "--labels", str(labels), "--out",
+                  str(tmp_path / "f.jsonl")]):
+        res = CliRunner().invoke(cli, args)
+        assert res.exit_code == 2 and "EVENTS line 1: a label of a results sample" in res.output
+        assert "Traceback" not in res.output
 
 
 def test_testset_export_is_named_in_the_help() -> None:

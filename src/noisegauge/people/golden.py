@@ -75,6 +75,10 @@ def sniff(path: str | Path) -> Literal["golden", "results"]:
         if isinstance(row, dict) and row.get("status") in ("ok", "undefined", "error") \
                 and ("metrics" in row or "response_claims" in row):
             return "results"
+        if isinstance(row, dict) and "response" in row and "metrics" not in row:
+            raise InvalidInput(
+                f"{p}, line {n}: an input row (a 'response', no 'metrics'): score it first "
+                f"(`noisegauge score {p} --out results.jsonl`) and review the results")
         raise InvalidInput(
             f"{p}, line {n}: neither a golden row (fields 'distractors', 'draft': written by "
             "`noisegauge testset DOCS --out GOLDEN.jsonl`) nor a result row (fields 'status', "

@@ -55,7 +55,7 @@
     const badge = rv.verdict === "accept" ? el("span", { class: "badge accept", id: "verdict" }, "✓ accepted")
       : rv.verdict === "reject" ? el("span", { class: "badge reject", id: "verdict" }, "✗ rejected") : null;
     const info = [r.draft.method, typeof r.draft.confidence === "number" ? `confidence ${r.draft.confidence.toFixed(2)}` : null].filter(Boolean).join(", ");
-    root.append(el("h2", null, el("span", { dir: "auto" }, r.id), badge),
+    root.append(el("h2", null, el("span", { dir: "auto", id: "row-id" }, r.id), " ", badge),
       info ? el("div", { class: "draft-info" }, "drafted: " + info) : null,
       r.status && r.status !== "drafted" ? el("div", { class: "banner", id: "banner", dir: "auto" },
         r.status === "no_answer" ? "no answer found in the documents" : "conflict", r.reason ? ": " + r.reason : "") : null,
@@ -81,7 +81,7 @@
       root.append(el("div", { class: cls(n, `role-${role}` + (conflict ? " conflict" : "")), "data-item": n, id: `item-${j}`,
         onclick: () => { focus = n; render(); } },
         el("span", { class: "chunk-key" }, itemLetter(j)),
-        el("span", { class: "origin", dir: "auto" }, item.id, " · ", origin, conflict ? " · in conflict: settle it" : ""),
+        el("span", { class: "origin", dir: "auto" }, item.id, " · ", origin, conflict ? (rv.set.includes(j) ? " · in conflict: settled" : " · in conflict: settle it") : ""),
         sentences,
         el("div", { class: "roles" }, Object.entries(ROLE_KEYS).map(([key, name]) => el("button", {
           type: "button", class: role === name ? "on" : "", "data-role": name,
