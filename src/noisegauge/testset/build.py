@@ -16,9 +16,17 @@ from typing import Any
 
 from ..judges.base import Judge
 from ..textkit.sentences import sentences
+from ..textkit.tokens import tokenize
 from ..verdicts import Verdict
 from .corpus import Chunk
-from .draft import NO_ANSWER_BELOW, Ranked, confidence, draft_reference, rank_chunks
+from .draft import (
+    NO_ANSWER_BELOW,
+    Ranked,
+    answer_kind,
+    confidence,
+    draft_reference,
+    rank_chunks,
+)
 from .lookalike import LookAlike, LookAlikes, question_side
 from .retrieve import Index, terms
 from .rows import Distractor, Draft, GoldenRow, sort_distractors
@@ -30,6 +38,9 @@ MAX_LOOKALIKES = 3
 MAX_TOPICAL = 2
 #: A chunk that holds the answer and ranks this close to the best is relevant too.
 ALSO_RELEVANT = 0.8
+
+#: A same-topic chunk scoring this share of the best, with another number, conflicts.
+CONFLICT_CLOSE = 0.85
 
 #: ``(question, chunks) -> reference``: a generator that writes the reference.
 Writer = Callable[[str, Sequence[str]], Awaitable[str]]
@@ -91,7 +102,7 @@ class Builder:
         if q.log_chunks is not None:  # beyond the log's own chunks, the corpus's neighbours
             topical += [i for i, _ in self.index.search(q_terms, 10)
                         if i not in taken and i not in topical]
-        holds = await self._holds_answer(reference, q_terms,
+        holds = await self._holds_answer(reference, q.text,
                                          [i for i, _, _ in traps] + topical[:MAX_TOPICAL + 4])
         score = {r.index: r.score for r in ranked}
         distractors: list[Distractor] = []
@@ -101,14 +112,28 @@ class Builder:
                 continue
             distractors.append(Distractor(self.chunks[i].id, self.chunks[i].text, kind, differs))
         n_topical = 0
+        keys = answer_keys(reference, q.text)
         for i in topical[:MAX_TOPICAL + 4]:
             if i in holds:
                 if score.get(i, 0.0) >= ALSO_RELEVANT * best.score:
                     relevant.append(i)
                 continue
+            if score.get(i, 0.0) >= CONFLICT_CLOSE * best.score and _other_value(
+                    self.chunks[i].text, keys):
+                # as close an answer, with another value: for a person to settle
+                distractors.append(Distractor(self.chunks[i].id, self.chunks[i].text,
+                                              "conflicting", None))
+                conflicts.add(i)
+                continue
             if n_topical < MAX_TOPICAL:
                 distractors.append(Distractor(self.chunks[i].id, self.chunks[i].text, "topical"))
                 n_topical += 1
+        if not distractors:  # nothing near the question: the answer chunk's own neighbours
+            near = [i for i, _ in self.index.search(self.index.doc_terms[best.index], 8)
+                    if i not in relevant]
+            held = await self._holds_answer(reference, q.text, near)
+            distractors += [Distractor(self.chunks[i].id, self.chunks[i].text, "topical")
+                            for i in near if i not in held][:MAX_TOPICAL]
         conf = confidence(ranked)
         status: Any = "drafted"
         conflict_ids = tuple(self.chunks[i].id for i in sorted(conflicts))
@@ -149,19 +174,24 @@ class Builder:
                 traps.append((la.other, "look-alike", la.differs))
         return traps, conflicts
 
-    async def _holds_answer(self, reference: str, q_terms: Sequence[str],
+    async def _holds_answer(self, reference: str, question: str,
                             candidates: Sequence[int]) -> set[int]:
         """The candidates that hold the answer: the judge finds the reference entailed by
-        them, or they hold every word the reference adds to the question."""
+        them, or they hold every word the reference adds to the question, or half of the
+        reference's answer-like words (numbers, names) the question does not hold."""
         claims = sentences(reference) or [reference]
-        answer = set(terms(reference)) - set(q_terms)
+        q_terms = set(terms(question))
+        answer = set(terms(reference)) - q_terms
+        keys = answer_keys(reference, question)
         verdicts = await asyncio.gather(*(self.judge.check(self.chunks[i].text, claims)
                                           for i in candidates))
         out = set()
         for i, vs in zip(candidates, verdicts, strict=True):
             entailed = bool(vs) and all(v == Verdict.ENTAILED for v in vs)
-            has_words = bool(answer) and answer <= self.index.term_sets[i]
-            if entailed or has_words:
+            has = self.index.term_sets[i]
+            has_words = bool(answer) and answer <= has
+            has_keys = bool(keys) and len(keys & has) >= max(1, len(keys) / 2)
+            if entailed or has_words or has_keys:
                 out.add(i)
         return out
 
@@ -190,6 +220,28 @@ class Builder:
             Draft("extractive", q.origin, 0.0, self.judge_spec), "no_answer",
             f"no answer found in the corpus{best}; write the reference in review, or drop "
             "the row", (), meta)
+
+
+def answer_keys(reference: str, question: str) -> set[str]:
+    """What in the reference looks like the answer: the numbers (for "how many", "when") or
+    names (for "who", "which"; for other questions the numbers if any, else the names) that
+    the question does not hold."""
+    kind = answer_kind(question)
+    q = set(terms(question))
+    toks = tokenize(reference)
+    nums = {t.norm for t in toks if t.kind == "num" and t.norm not in q}
+    names = {t.norm for k, t in enumerate(toks)
+             if k and t.capital and not t.stop and t.kind == "word" and t.norm not in q}
+    if kind == "name":
+        return names
+    return nums if nums or kind == "number" else names  # a value, when the reference has one
+
+
+def _other_value(text: str, keys: set[str]) -> bool:
+    """``text`` states numbers and none of the reference's answer numbers."""
+    nums = {t.norm for t in tokenize(text) if t.kind == "num"}
+    wanted = {k for k in keys if any(ch.isdigit() for ch in k)}
+    return bool(wanted) and bool(nums) and not nums & wanted
 
 
 def _states_value(la: LookAlike) -> bool:

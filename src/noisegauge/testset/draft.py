@@ -10,8 +10,9 @@ and a second one as good, are the extractive reference.
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..textkit.sentences import sentences
@@ -22,9 +23,9 @@ __all__ = ["Ranked", "answer_kind", "rank_chunks", "sentence_score", "draft_refe
            "NO_ANSWER_BELOW"]
 
 #: A best chunk scoring below this answers nothing: the row is ``no_answer``.
-NO_ANSWER_BELOW = 0.5
+NO_ANSWER_BELOW = 0.3
 #: A second sentence of the chunk joins the reference when it scores this share of the best.
-SECOND_SENTENCE = 0.9
+SECOND_SENTENCE = 0.3
 #: BM25 candidates read for each question.
 CANDIDATES = 20
 
@@ -56,7 +57,35 @@ class Ranked:
     sentences: tuple[tuple[str, float], ...]
 
 
-def sentence_score(index: Index, q_terms: Sequence[str], kind: str, sentence: str,
+#: A chunk that says it is superseded ("archive", "before the 2023 update", "v1 (old)")
+#: ranks a little lower: it is drafted from only when nothing current answers as well,
+#: and a current chunk beside it is a conflict flagged for a person, never a silent pick.
+_OLD = re.compile(r"\b(archived?|before the|previous(ly)?|formerly|deprecated|legacy|"
+                  r"no longer|superseded|old(er)? version)\b|이전|구버전", re.IGNORECASE)
+OLD_VERSION_PENALTY = 0.8
+
+_WH = re.compile(r"^(what|which|who|whom|whose|when|where|how|몇|얼마|언제|누구|어느|어디)",
+                 re.IGNORECASE)
+#: How much more a question term next to the wh-word weighs ("head office in *what* city"):
+#: the words around the gap say what the answer sentence is about.
+NEAR_WH = 1.5
+
+
+def question_weights(index: Index, question: str) -> dict[str, float]:
+    """Each content term of the question with its weight: its idf, more near the wh-word."""
+    toks = tokenize(question)
+    wh = [k for k, t in enumerate(toks) if _WH.match(t.text)]
+    out: dict[str, float] = {}
+    for k, t in enumerate(toks):
+        if t.stop or t.kind == "sym":
+            continue
+        near = min((abs(k - w) for w in wh), default=None)
+        boost = 1.0 + (NEAR_WH * math.exp(-(near - 1) / 3) if near is not None else 0.0)
+        out[t.norm] = max(out.get(t.norm, 0.0), index.idf(t.norm) * boost)
+    return out
+
+
+def sentence_score(index: Index, q_terms: Mapping[str, float], kind: str, sentence: str,
                    context_terms: frozenset[str]) -> tuple[float, float]:
     """(score, coverage) of ``sentence`` as the answer to a question of ``q_terms``.
 
@@ -65,11 +94,11 @@ def sentence_score(index: Index, q_terms: Sequence[str], kind: str, sentence: st
     question, or nothing of the kind asked for.
     """
     q = set(q_terms)
-    total = sum(index.idf(t) for t in q)
+    total = sum(q_terms.values())
     if not total:
         return 0.0, 0.0
     s_terms = set(terms(sentence))
-    coverage = sum(index.idf(t) for t in q & (s_terms | context_terms)) / total
+    coverage = sum(q_terms[t] for t in q & (s_terms | context_terms)) / total
     new = s_terms - q
     score = coverage
     if not new:
@@ -86,10 +115,10 @@ def sentence_score(index: Index, q_terms: Sequence[str], kind: str, sentence: st
 def rank_chunks(index: Index, question: str, candidates: Sequence[int] | None = None
                 ) -> list[Ranked]:
     """Candidate chunks (BM25's best, or the given ones), best answer first."""
-    q_terms = terms(question)
+    q_terms = question_weights(index, question)
     kind = answer_kind(question)
     if candidates is None:
-        candidates = [i for i, _ in index.search(q_terms, CANDIDATES)]
+        candidates = [i for i, _ in index.search(terms(question), CANDIDATES)]
     out: list[Ranked] = []
     for i in candidates:
         chunk = index.chunks[i]
@@ -100,7 +129,9 @@ def rank_chunks(index: Index, question: str, candidates: Sequence[int] | None = 
             continue
         best, cov = scored[0][1], scored[0][2]
         chunk_cov = sentence_score(index, q_terms, "any", chunk.text, context)[1]
-        out.append(Ranked(i, 0.85 * best + 0.15 * chunk_cov, cov,
+        superseded = OLD_VERSION_PENALTY if _OLD.search(
+            f"{chunk.id} {chunk.title} {chunk.text}") else 1.0
+        out.append(Ranked(i, (0.85 * best + 0.15 * chunk_cov) * superseded, cov,
                           tuple((s, sc) for s, sc, _ in scored)))
     out.sort(key=lambda r: -r.score)
     return out

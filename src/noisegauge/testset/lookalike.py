@@ -90,9 +90,9 @@ def compare(a: str, b: str) -> tuple[float, tuple[Difference, ...]] | None:
             continue  # "could" for "can": wording, not a fact
         # a number keeps its unit ("30 days"), read from the aligned token after it
         ext = 0
-        if k + 1 < len(ops) and ops[k + 1][0] == "equal" and i2 < len(na) \
-                and any(ch.isdigit() for ch in na[i2 - 1:i2][0] if i2 > i1) \
-                and not any(ch.isdigit() for ch in na[i2]) and not stop_a[i2]:
+        numeric = i2 > i1 and any(ch.isdigit() for ch in na[i2 - 1])
+        if numeric and k + 1 < len(ops) and ops[k + 1][0] == "equal" and i2 < len(na) \
+                and na[i2].isalpha() and not stop_a[i2] and a[sa[i2][0]].islower():
             ext = 1
         mine = a[sa[i1][0]:sa[i2 - 1 + ext][1]] if i2 > i1 else ""
         theirs = b[sb[j1][0]:sb[j2 - 1 + ext][1]] if j2 > j1 else ""
