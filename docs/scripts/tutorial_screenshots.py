@@ -5,10 +5,10 @@ Drafts the golden set with ``noisegauge testset`` (the tutorial's command), serv
 review page on 127.0.0.1, opens it in headless Chromium (Debian's, driven by Playwright) and:
 
 - docs/img/tutorial-review.png: the first row with a look-alike trap, as drafted;
-- docs/img/tutorial-review-fixed.png: the row "How much does the Pro plan cost per year?" after
-  a review *by keyboard*: the current pricing chunk marked as holding the answer (1), every
-  other chunk drafted as holding it kept as a trap (2), the reference composed from the right
-  sentence (⏎ to clear it, then the sentence's letter), accepted (⇧A);
+- docs/img/tutorial-review-fixed.png: the row "What is the API rate limit on the Pro plan?"
+  after a review *by keyboard*: the current limits chunk marked as holding the answer (1),
+  every other chunk drafted as holding it or in conflict kept as a trap (2), the reference
+  composed from the right sentence (⏎ to clear it, then the sentence's letter), accepted (⇧A);
 - docs/img/tutorial-curve.png: noise sensitivity (both modes) of the extractive pipeline on the
   reviewed set (the stand-in reviewer's, docs/scripts/golden_review_events.py) with the rows'
   own traps against random chunks, as the tutorial's two stress commands give it.
@@ -39,8 +39,8 @@ from golden_review_events import answers, review  # noqa: E402
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-FIXED_QUESTION = "How much does the Pro plan cost per year?"
-RIGHT = "$290 per year"
+FIXED_QUESTION = "What is the API rate limit on the Pro plan?"
+RIGHT = "The Pro plan allows 1,000 API requests"
 LEVELS = "0,1,2,4"
 
 
@@ -93,8 +93,9 @@ def _fix_by_keyboard(page: Any, row: dict[str, Any]) -> None:
     right = next(j for j, it in enumerate(items) if RIGHT in it["text"])
     _focus(page, right + 1)
     page.keyboard.press("1")
+    conflicts = set(row.get("conflicts") or [])
     for j, it in enumerate(items):
-        if j != right and it["drafted"] == "answer":
+        if j != right and (it["drafted"] == "answer" or it["id"] in conflicts):
             _focus(page, j + 1)
             page.keyboard.press("2")
     _focus(page, 0)
@@ -159,7 +160,7 @@ def main() -> None:
         try:
             with sync_api.sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=exe, args=FLAGS)
-                page = browser.new_page(viewport={"width": 1100, "height": 900})
+                page = browser.new_page(viewport={"width": 1100, "height": 1300})
                 page.goto(state.url)
                 page.wait_for_selector("#question")
                 rows = state.rows
@@ -168,7 +169,7 @@ def main() -> None:
                 for _ in range(shown):
                     page.keyboard.press("ArrowRight")
                 page.wait_for_timeout(300)
-                page.screenshot(path=str(args.out / "tutorial-review.png"), full_page=True)
+                page.screenshot(path=str(args.out / "tutorial-review.png"))
                 at = next(i for i, r in enumerate(rows) if r["user_input"] == FIXED_QUESTION)
                 for _ in range(40):
                     page.keyboard.press("ArrowLeft")
@@ -180,7 +181,7 @@ def main() -> None:
                 for _ in range(at):
                     page.keyboard.press("ArrowRight")
                 page.wait_for_timeout(300)
-                page.screenshot(path=str(args.out / "tutorial-review-fixed.png"), full_page=True)
+                page.screenshot(path=str(args.out / "tutorial-review-fixed.png"))
                 browser.close()
         finally:
             server.should_exit = True
