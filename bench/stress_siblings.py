@@ -3,6 +3,8 @@
     python bench/stress_siblings.py [GOLDEN ...] [--pipeline extractive] [--levels 0,1,2,4]
     python bench/stress_siblings.py --docs tests/data/testset_docs/docs \
         --questions tests/data/testset_docs/questions.txt      # testset's drafts, unreviewed
+    python bench/stress_siblings.py --docs tests/data/testset_docs/docs \
+        --from-log tests/data/testset_docs/log.jsonl            # drafted from a log
 
 GOLDEN: golden files whose rows carry ``distractors`` (``noisegauge testset``'s output;
 default: ``tests/data/golden/golden_siblings.jsonl``, the bundled example's questions with
@@ -92,6 +94,7 @@ def main() -> None:
     parser.add_argument("golden", nargs="*", type=Path)
     parser.add_argument("--docs", type=Path, help="draft a golden set from these documents")
     parser.add_argument("--questions", type=Path, help="with --docs: the questions")
+    parser.add_argument("--from-log", type=Path, help="with --docs: a log to draft rows from")
     parser.add_argument("--pipeline", default="extractive")
     parser.add_argument("--levels", default="0,1,2,4")
     parser.add_argument("--repeats", type=int, default=5, help="draws of random distractors")
@@ -103,11 +106,13 @@ def main() -> None:
         if args.docs is not None:
             drafted = Path(tmp) / "golden.jsonl"
             extra = ["--questions", str(args.questions)] if args.questions else []
+            extra += ["--from-log", str(args.from_log)] if args.from_log else []
             subprocess.run([sys.executable, "-m", "noisegauge", "testset", str(args.docs), *extra,
                             "--out", str(drafted), "-q", "--no-cache"], check=True)
             goldens.append(drafted)
         for golden in goldens or [DEFAULT]:
-            name = f"noisegauge testset {args.docs}" if golden.parent == Path(tmp) else None
+            how = f" --from-log {args.from_log}" if args.from_log else ""
+            name = f"noisegauge testset {args.docs}{how}" if golden.parent == Path(tmp) else None
             report(golden, args.pipeline, levels, args.repeats, args.seed, name)
 
 
