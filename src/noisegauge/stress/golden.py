@@ -17,13 +17,14 @@ from typing import Any
 from ..errors import InvalidInput, InvalidSample
 from ..io.readers import open_source
 from ..samples import FIELD_ALIASES, Sample
+from ..testset.rows import DISTRACTOR_KINDS
 
 __all__ = ["GoldenItem", "Trap", "TRAP_KINDS", "NO_ANSWER", "load_golden", "read_golden", "load_records", "load_pool",
            "PoolChunk"]
 
 #: The kinds of a golden row's own distractors, in the order ``siblings`` injects them: the
 #: look-alike (same template, another entity or value) is the trap a reader falls for most.
-TRAP_KINDS: tuple[str, ...] = ("look-alike", "conflicting", "topical")
+TRAP_KINDS: tuple[str, ...] = DISTRACTOR_KINDS
 #: The ``status`` of a GOLDEN row for which ``testset`` found no answer (no reference yet).
 NO_ANSWER = "no_answer"
 
