@@ -191,3 +191,13 @@ def test_rows_testset_found_no_answer_for_are_left_out_and_named(tmp_path: Path)
     res = CliRunner().invoke(cli, ["stress", str(only), "--pipeline", "extractive",
                                    "--out", str(tmp_path / "o2")])
     assert res.exit_code == 2 and "every row of the golden set has status 'no_answer'" in res.output
+
+
+def test_compare_pairs_only_the_rows_that_have_traps(tmp_path: Path) -> None:
+    from noisegauge.stress import compare
+
+    golden = _write(tmp_path / "g.jsonl", [_row(0, MIXED), _row(1, None), _row(2, MIXED[2:])])
+    result = compare(golden, pipelines=["extractive", "extractive:strict"], levels=[0, 1, 2],
+                     strategy="siblings", judge_cache=False)
+    pooled = {t.metric: t for t in result.tests if t.level is None}
+    assert pooled["noise_sensitivity_irrelevant"].n == 2  # q1 is undefined on both sides
