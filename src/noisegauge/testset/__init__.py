@@ -35,7 +35,7 @@ def build_testset(docs: Iterable[str | Path] | Sequence[Chunk], *, questions: st
     ...                       Chunk("b#1", "The Team plan refunds within 60 days of purchase.")],
     ...                      n=1)
     >>> rows[0].distractors[0].kind, rows[0].distractors[0].differs
-    ('look-alike', 'Team vs Pro; 60 days vs 30 days')
+    ('look-alike', 'Pro vs Team; 30 days vs 60 days')
     """
     return run_sync(abuild_testset(docs, questions=questions, log=log, judge=judge,
                                    generator=generator, generator_spec=generator_spec, n=n,

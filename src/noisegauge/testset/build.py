@@ -92,7 +92,7 @@ class Builder:
         if not ranked or ranked[0].score < NO_ANSWER_BELOW:
             return await self._no_answer(q, ranked, meta)
         best = self._settle_side(q, q_terms, ranked)
-        method, reference, reason = "extractive", draft_reference(best, self.chunks[best.index].text), None
+        method, reference, reason = "extractive", draft_reference(best, self.chunks[best.index].text, q.text), None
         if self.writer is not None:
             method, reference, reason = await self._written(q, best, reference)
         relevant = [best.index]

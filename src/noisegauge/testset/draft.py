@@ -26,6 +26,10 @@ __all__ = ["Ranked", "answer_kind", "rank_chunks", "sentence_score", "draft_refe
 NO_ANSWER_BELOW = 0.3
 #: A second sentence of the chunk joins the reference when it scores this share of the best.
 SECOND_SENTENCE = 0.3
+#: A runner-up scoring this share of the best may be the other end of a bridge...
+BRIDGE_CLOSE = 0.3
+#: ... when the two share a term this rare (a share of the rarest idf).
+BRIDGE_IDF = 0.6
 #: BM25 candidates read for each question.
 CANDIDATES = 20
 
@@ -85,6 +89,37 @@ def question_weights(index: Index, question: str) -> dict[str, float]:
     return out
 
 
+def gap_terms(question: str) -> frozenset[str]:
+    """The question's terms at its gap: up to three tokens after a wh-word, one before
+    ("which *state*", "head office in what *city*"): what the answer sentence is about.
+
+    >>> sorted(gap_terms("Which state are the stores in?"))
+    ['state']
+    """
+    toks = tokenize(question)
+    wh = [k for k, t in enumerate(toks) if _WH.match(t.text)]
+    return frozenset(t.norm for k, t in enumerate(toks) if not t.stop and t.kind != "sym"
+                     and any(0 < k - w <= 3 or 0 < w - k <= 1 for w in wh))
+
+
+def _bridged(index: Index, question: str, out: list[Ranked]) -> list[Ranked]:
+    """Two passages joined by a rare name the question does not hold (a bridge: "Warren
+    Bryant was CEO of Longs Drugs" / "Longs Drugs has stores in Hawaii"): the question
+    describes the first and asks what the second adds, so the one holding more of the
+    question's gap terms answers it."""
+    if len(out) < 2 or out[1].score < BRIDGE_CLOSE * out[0].score:
+        return out
+    a, b = out[0].index, out[1].index
+    q = set(terms(question))
+    shared = (index.term_sets[a] & index.term_sets[b]) - q
+    if not any(index.idf(t) >= BRIDGE_IDF * index.oov_idf for t in shared):
+        return out
+    gap = gap_terms(question)
+    if len(gap & index.term_sets[b]) > len(gap & index.term_sets[a]):
+        return [out[1], out[0], *out[2:]]
+    return out
+
+
 def sentence_score(index: Index, q_terms: Mapping[str, float], kind: str, sentence: str,
                    context_terms: frozenset[str]) -> tuple[float, float]:
     """(score, coverage) of ``sentence`` as the answer to a question of ``q_terms``.
@@ -134,16 +169,23 @@ def rank_chunks(index: Index, question: str, candidates: Sequence[int] | None = 
         out.append(Ranked(i, (0.85 * best + 0.15 * chunk_cov) * superseded, cov,
                           tuple((s, sc) for s, sc, _ in scored)))
     out.sort(key=lambda r: -r.score)
-    return out
+    return _bridged(index, question, out)
 
 
-def draft_reference(ranked: Ranked, text: str) -> str:
-    """The extractive reference from one chunk (``text``): its best sentence, and a second
-    as good, in the chunk's own order."""
+def draft_reference(ranked: Ranked, text: str, question: str = "") -> str:
+    """The extractive reference from one chunk (``text``): its best sentence, a second as
+    good, and a sentence holding the question's gap terms ("played by *actress* ...") when
+    the best does not, in the chunk's own order."""
     best = ranked.sentences[0]
     picked = [best[0]]
     if len(ranked.sentences) > 1 and ranked.sentences[1][1] >= SECOND_SENTENCE * best[1] > 0:
         picked.append(ranked.sentences[1][0])
+    gap = gap_terms(question) if question else frozenset()
+    if gap and not gap & set(terms(best[0])):
+        for s, _ in ranked.sentences[1:]:
+            if gap & set(terms(s)) and s not in picked:
+                picked.append(s)
+                break
     return " ".join(sorted(picked, key=text.find))
 
 
