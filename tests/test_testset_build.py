@@ -13,7 +13,7 @@ pytest.importorskip("bm25s", reason="noisegauge testset needs bm25s: pip install
 from noisegauge.errors import InvalidInput
 from noisegauge.testset import Chunk, build_testset, load_corpus
 from noisegauge.testset.corpus import chunk_document
-from noisegauge.testset.lookalike import LookAlikes, compare
+from noisegauge.testset.lookalike import LookAlikes, compare, compare_chunks
 from noisegauge.testset.retrieve import Index
 from noisegauge.testset.rows import DISTRACTOR_KINDS
 
@@ -73,6 +73,11 @@ def test_lookalikes_pair_tiers_versions_years_and_korean() -> None:
     # topical neighbours that share no template are no look-alikes
     assert not any("support.html" in a or "support.html" in b for a, b in pairs)
     assert compare("The sky is blue today.", "Dogs bark at the postman.") is None
+    # a chunk with one more sentence still shares the template of the other
+    found = compare_chunks("The Pro plan allows 1,000 API requests per minute. Requests above "
+                           "the limit receive HTTP 429.", "The Team plan allows 5,000 API "
+                           "requests per minute.")
+    assert found is not None and [d.mine for d in found[1]] == ["Pro", "1,000"]
 
 
 def test_reference_comes_from_the_relevant_chunk_and_traps_do_not_hold_it(rows) -> None:
@@ -177,9 +182,27 @@ def test_the_bundled_example_finds_the_golden_chunks(tmp_path: Path) -> None:
     assert len(found) >= 0.7 * len(rows), [
         (r.id, r.retrieved_context_ids) for r in rows if r not in found]
     assert all(r.distractors for r in rows if r.status != "no_answer")
+    # the traps that cause noise come first where the corpus has them
+    assert sum(r.distractors[0].kind != "topical" for r in rows if r.distractors) >= len(rows) / 4
+    by_id = {r.id: r for r in rows}
+    price = by_id["price-pro"]  # the 2022 price beside today's: flagged, not chosen
+    assert price.retrieved_context_ids == ("kb/pricing#pro",)
+    assert price.status == "conflict" and "kb/archive/pricing-2022" in price.conflicts
+    api = by_id["api-limit-pro"]  # one sentence of a longer chunk shares the template
+    assert api.distractors[0].id == "kb/limits#api-team" and api.distractors[0].kind == "look-alike"
 
 
 def test_chunks_can_be_given_directly() -> None:
     rows = build_testset([Chunk("a#1", "The Pro plan refunds within 30 days of purchase."),
                           Chunk("b#1", "The Team plan refunds within 60 days of purchase.")], n=2)
     assert {r.retrieved_context_ids[0] for r in rows} == {"a#1", "b#1"}
+
+
+def test_with_few_lookalike_pairs_other_values_are_asked_and_none_is_an_error() -> None:
+    rows = build_testset([Chunk("a#1", "The Pro plan refunds within 30 days of purchase."),
+                          Chunk("b#1", "The Team plan refunds within 60 days of purchase."),
+                          Chunk("c#1", "Phone support answers within 2 hours on weekdays.")], n=3)
+    asked = {r.retrieved_context_ids[0]: r.user_input for r in rows}
+    assert asked["c#1"] == "Fill in the blank: Phone support answers within ___ on weekdays."
+    with pytest.raises(InvalidInput, match="no question could be written"):
+        build_testset([Chunk("a#1", "Support is friendly and helpful to everyone.")])

@@ -122,3 +122,28 @@ def test_out_may_not_overwrite_an_input(tmp_path: Path) -> None:
     code, text, _ = run(str(DOCS), "--questions", str(q), "--out", str(q))
     assert code == 2 and "would overwrite" in text
     assert q.read_text(encoding="utf-8").startswith("How much")
+
+
+def test_an_openai_judge_checks_the_traps(tmp_path: Path) -> None:
+    from noisegauge.testing.fake_openai import FakeOpenAIServer
+
+    out = tmp_path / "g.jsonl"
+    q = tmp_path / "q.txt"
+    q.write_text("How many days does a Pro plan customer have to ask for a full refund?\n",
+                 encoding="utf-8")
+    with FakeOpenAIServer() as server:  # answers the judge's prompts by word overlap
+        code, text, _ = run(str(DOCS), "--questions", str(q), "--judge", "openai:fake-judge",
+                            "--judge-base-url", server.url, "--judge-api-key", "sk-test",
+                            "--out", str(out))
+        checked = len(server.chat_requests())
+    assert code == 0, text
+    (r,) = rows(out)
+    assert r["draft"]["judge"] == "openai:fake-judge" and checked > 0
+    # no trap holds the answer by this judge's verdicts: it entails not every reference claim
+    from noisegauge.testing.fake_openai import overlap_verdict
+    from noisegauge.textkit.sentences import sentences
+
+    claims = sentences(r["reference"])
+    assert r["distractors"]
+    for d in r["distractors"]:
+        assert not all(overlap_verdict(d["text"], c) == "entailed" for c in claims), d["id"]

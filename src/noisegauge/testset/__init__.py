@@ -78,6 +78,11 @@ async def abuild_testset(docs: Iterable[str | Path] | Sequence[Chunk], *,
             origin = "template"
         qs = [Question(f"q{k:04d}", text, origin, {"source": "generated", "from_chunk": cid})
               for k, (cid, text) in enumerate(made, start=1)]
+        if not qs:
+            from ..errors import InvalidInput
+            raise InvalidInput("no question could be written from DOCS (no look-alike pair, no "
+                               "sentence stating a value); give --questions FILE, --from-log "
+                               "LOG, or --generator SPEC")
     return await builder.rows(qs)
 
 

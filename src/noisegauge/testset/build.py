@@ -20,9 +20,12 @@ from ..textkit.tokens import tokenize
 from ..verdicts import Verdict
 from .corpus import Chunk
 from .draft import (
+    NO_ANSWER_ASKED,
     NO_ANSWER_BELOW,
+    WEAK_ANSWER,
     Ranked,
     answer_kind,
+    asked_share,
     confidence,
     draft_reference,
     rank_chunks,
@@ -41,6 +44,9 @@ ALSO_RELEVANT = 0.8
 
 #: A same-topic chunk scoring this share of the best, with another number, conflicts.
 CONFLICT_CLOSE = 0.85
+
+#: A topical chunk scoring this share of the answer chunk is no trap: it may hold the answer.
+UNSURE_TOPICAL = 0.75
 
 #: ``(question, chunks) -> reference``: a generator that writes the reference.
 Writer = Callable[[str, Sequence[str]], Awaitable[str]]
@@ -89,12 +95,37 @@ class Builder:
         if q.log_chunks is not None:
             meta["response"] = q.response
             meta["log_context_ids"] = [self.chunks[i].id for i in q.log_chunks]
-        if not ranked or ranked[0].score < NO_ANSWER_BELOW:
+        if not ranked or ranked[0].score < NO_ANSWER_BELOW or (
+                ranked[0].score < WEAK_ANSWER
+                and asked_share(self.index, q.text, ranked[0]) < NO_ANSWER_ASKED):
             return await self._no_answer(q, ranked, meta)
         best = self._settle_side(q, q_terms, ranked)
-        method, reference, reason = "extractive", draft_reference(best, self.chunks[best.index].text, q.text), None
+        reference = draft_reference(best, self.chunks[best.index].text, q.text)
+        method, reasons = "extractive", []
         if self.writer is not None:
-            method, reference, reason = await self._written(q, best, reference)
+            method, reference, why = await self._written(q, best, reference)
+            reasons += [why] if why else []
+        relevant, distractors, conflicts = await self._traps(q, q_terms, ranked, best, reference)
+        conf = confidence(ranked)
+        status: Any = "drafted"
+        conflict_ids = tuple(self.chunks[i].id for i in sorted(conflicts))
+        if conflict_ids:
+            status = "conflict"
+            said = "; ".join(f"{d.id} ({d.differs})" for d in distractors if d.kind == "conflicting")
+            reasons.append(f"other chunks state another value for the same thing: {said}; "
+                           "settle which is right")
+            conf *= 0.5
+        return GoldenRow(
+            q.id, q.text, reference, tuple(self.chunks[i].text for i in relevant),
+            tuple(self.chunks[i].id for i in relevant), sort_distractors(distractors),
+            Draft(method, q.origin, conf, self.judge_spec), status,
+            "; ".join(reasons) or None, conflict_ids, meta)
+
+    async def _traps(self, q: Question, q_terms: Sequence[str], ranked: Sequence[Ranked],
+                     best: Ranked, reference: str
+                     ) -> tuple[list[int], list[Distractor], set[int]]:
+        """(relevant chunks, traps, chunks in conflict) of a drafted row: the answer chunk's
+        look-alikes, then the candidates near the question, each checked by the judge."""
         relevant = [best.index]
         traps, conflicts = self._lookalike_traps(best.index, q_terms)
         taken = {best.index, *(d[0] for d in traps)}
@@ -102,51 +133,43 @@ class Builder:
         if q.log_chunks is not None:  # beyond the log's own chunks, the corpus's neighbours
             topical += [i for i, _ in self.index.search(q_terms, 10)
                         if i not in taken and i not in topical]
-        holds = await self._holds_answer(reference, q.text,
-                                         [i for i, _, _ in traps] + topical[:MAX_TOPICAL + 4])
+        topical = topical[:MAX_TOPICAL + 4]
+        holds = await self._holds_answer(reference, q.text, [i for i, _, _ in traps] + topical)
         score = {r.index: r.score for r in ranked}
-        distractors: list[Distractor] = []
+        raw = {r.index: r.raw for r in ranked}
+        # a chunk in conflict answers the same question: it holds what the answer chunk
+        # holds of the question ("monthly", "Pro"), and states another value
+        asked = set(q_terms) & self.index.term_sets[best.index]
+        keys = answer_keys(reference, q.text)
+        out: list[Distractor] = []
         for i, kind, differs in traps:
             if i in holds:
                 conflicts.discard(i)
-                continue
-            distractors.append(Distractor(self.chunks[i].id, self.chunks[i].text, kind, differs))
+            else:
+                out.append(Distractor(self.chunks[i].id, self.chunks[i].text, kind, differs))
         n_topical = 0
-        keys = answer_keys(reference, q.text)
-        for i in topical[:MAX_TOPICAL + 4]:
+        for i in topical:
+            text = self.chunks[i].text
             if i in holds:
                 if score.get(i, 0.0) >= ALSO_RELEVANT * best.score:
                     relevant.append(i)
-                continue
-            if score.get(i, 0.0) >= CONFLICT_CLOSE * best.score and _other_value(
-                    self.chunks[i].text, keys):
-                # as close an answer, with another value: for a person to settle
-                distractors.append(Distractor(self.chunks[i].id, self.chunks[i].text,
-                                              "conflicting", None))
+            elif (raw.get(i, 0.0) >= CONFLICT_CLOSE * best.raw
+                  and asked <= self.index.term_sets[i] and _other_value(text, keys)):
+                out.append(Distractor(self.chunks[i].id, text, "conflicting",
+                                      _values_differ(reference, text, keys)))
                 conflicts.add(i)
-                continue
-            if n_topical < MAX_TOPICAL:
-                distractors.append(Distractor(self.chunks[i].id, self.chunks[i].text, "topical"))
+            elif raw.get(i, 0.0) >= UNSURE_TOPICAL * best.raw:
+                continue  # answers about as well as the answer chunk: may be the answer
+            elif n_topical < MAX_TOPICAL:
+                out.append(Distractor(self.chunks[i].id, text, "topical"))
                 n_topical += 1
-        if not distractors:  # nothing near the question: the answer chunk's own neighbours
+        if not out:  # nothing near the question: the answer chunk's own neighbours
             near = [i for i, _ in self.index.search(self.index.doc_terms[best.index], 8)
                     if i not in relevant]
             held = await self._holds_answer(reference, q.text, near)
-            distractors += [Distractor(self.chunks[i].id, self.chunks[i].text, "topical")
-                            for i in near if i not in held][:MAX_TOPICAL]
-        conf = confidence(ranked)
-        status: Any = "drafted"
-        conflict_ids = tuple(self.chunks[i].id for i in sorted(conflicts))
-        if conflict_ids:
-            status = "conflict"
-            said = "; ".join(f"{d.id} ({d.differs})" for d in distractors if d.kind == "conflicting")
-            reason = (f"other chunks state another value for the same thing: {said}; "
-                      "settle which is right")
-            conf *= 0.5
-        return GoldenRow(
-            q.id, q.text, reference, tuple(self.chunks[i].text for i in relevant),
-            tuple(self.chunks[i].id for i in relevant), sort_distractors(distractors),
-            Draft(method, q.origin, conf, self.judge_spec), status, reason, conflict_ids, meta)
+            out += [Distractor(self.chunks[i].id, self.chunks[i].text, "topical")
+                    for i in near if i not in held][:MAX_TOPICAL]
+        return relevant, out, conflicts
 
     def _settle_side(self, q: Question, q_terms: Sequence[str], ranked: list[Ranked]) -> Ranked:
         """The best chunk, unless the question names the other side of one of its
@@ -199,16 +222,18 @@ class Builder:
                        ) -> tuple[str, str, str | None]:
         """The writer's reference when the judge finds every claim of it entailed by the
         chunk; else the extractive draft, with the reason."""
-        assert self.writer is not None and self.writer_spec is not None  # (checked by row)
+        if self.writer is None:
+            return "extractive", extractive, None
+        spec = self.writer_spec or "generator"
         chunk = self.chunks[best.index].text
         text = (await self.writer(q.text, [chunk])).strip()
         if text:
             claims = await self.judge.extract(text, q.text)
             verdicts = await self.judge.check(chunk, claims) if claims else []
             if claims and all(v == Verdict.ENTAILED for v in verdicts):
-                return self.writer_spec, text, None
-        return "extractive", extractive, (f"the reference {self.writer_spec} wrote is not "
-                                          "entailed by the chunk; the extractive draft is kept")
+                return spec, text, None
+        return "extractive", extractive, (f"the reference {spec} wrote is not entailed by the "
+                                          "chunk; the extractive draft is kept")
 
     async def _no_answer(self, q: Question, ranked: Sequence[Ranked],
                          meta: dict[str, Any]) -> GoldenRow:
@@ -242,6 +267,14 @@ def _other_value(text: str, keys: set[str]) -> bool:
     nums = {t.norm for t in tokenize(text) if t.kind == "num"}
     wanted = {k for k in keys if any(ch.isdigit() for ch in k)}
     return bool(wanted) and bool(nums) and not nums & wanted
+
+
+def _values_differ(reference: str, text: str, keys: set[str]) -> str:
+    """``"$29, $290 vs $24, $240"``: the reference's answer numbers, then the chunk's."""
+    def shown(toks: Sequence[Any], wanted: set[str] | None) -> str:
+        nums = [t.text for t in toks if t.kind == "num" and (wanted is None or t.norm in wanted)]
+        return ", ".join(dict.fromkeys(nums[:3]))
+    return f"{shown(tokenize(reference), keys)} vs {shown(tokenize(text), None)}"
 
 
 def _states_value(la: LookAlike) -> bool:

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..textkit.sentences import sentences
-from ..textkit.tokens import tokenize
+from ..textkit.tokens import is_hangul, tokenize
 from .retrieve import Index, terms
 
 __all__ = ["Ranked", "answer_kind", "rank_chunks", "sentence_score", "draft_reference",
@@ -24,6 +24,10 @@ __all__ = ["Ranked", "answer_kind", "rank_chunks", "sentence_score", "draft_refe
 
 #: A best chunk scoring below this answers nothing: the row is ``no_answer``.
 NO_ANSWER_BELOW = 0.3
+#: ... or, scoring below ``WEAK_ANSWER``, holds less than this share of what the question
+#: asks, names left out (only the names matched: "Lumen" in an e-mail address).
+NO_ANSWER_ASKED = 0.01
+WEAK_ANSWER = 0.4
 #: A second sentence of the chunk joins the reference when it scores this share of the best.
 SECOND_SENTENCE = 0.3
 #: A runner-up scoring this share of the best may be the other end of a bridge...
@@ -34,7 +38,7 @@ BRIDGE_IDF = 0.6
 CANDIDATES = 20
 
 _NUMBER_Q = re.compile(r"\b(how (many|much|long|old|far|often|big|large)|what (year|percentage|"
-                       r"number|amount|price)|when)\b|몇|얼마|언제", re.IGNORECASE)
+                       r"number|amount|price)|when)\b|몇|며칠|얼마|언제", re.IGNORECASE)
 _NAME_Q = re.compile(r"\b(who|whom|whose|which|where)\b|누구|어느|어디", re.IGNORECASE)
 
 
@@ -59,20 +63,27 @@ class Ranked:
     score: float
     coverage: float
     sentences: tuple[tuple[str, float], ...]
+    #: The score before a superseded chunk's penalty: how well it answers, old or not.
+    raw: float = 0.0
 
 
 #: A chunk that says it is superseded ("archive", "before the 2023 update", "v1 (old)")
 #: ranks a little lower: it is drafted from only when nothing current answers as well,
 #: and a current chunk beside it is a conflict flagged for a person, never a silent pick.
-_OLD = re.compile(r"\b(archived?|before the|previous(ly)?|formerly|deprecated|legacy|"
+_OLD = re.compile(r"\b(archived?|before the|previous(ly)?|formerly|used to|deprecated|legacy|"
                   r"no longer|superseded|old(er)? version)\b|이전|구버전", re.IGNORECASE)
 OLD_VERSION_PENALTY = 0.8
 
-_WH = re.compile(r"^(what|which|who|whom|whose|when|where|how|몇|얼마|언제|누구|어느|어디)",
+_WH = re.compile(r"^(what|which|who|whom|whose|when|where|how|몇|며칠|얼마|언제|누구|어느|어디)",
                  re.IGNORECASE)
+#: "how *long*", "how *many*": part of the question word, not what the answer is about.
+_HOW_WORDS = frozenset({"long", "many", "much", "old", "far", "often", "big", "large",
+                        "soon", "tall", "high"})
 #: How much more a question term next to the wh-word weighs ("head office in *what* city"):
 #: the words around the gap say what the answer sentence is about.
-NEAR_WH = 1.5
+NEAR_WH = 3.0
+#: How much more a name of the question weighs (a chunk without it is about something else).
+NAME_BOOST = 2.0
 
 
 def question_weights(index: Index, question: str) -> dict[str, float]:
@@ -81,10 +92,13 @@ def question_weights(index: Index, question: str) -> dict[str, float]:
     wh = [k for k, t in enumerate(toks) if _WH.match(t.text)]
     out: dict[str, float] = {}
     for k, t in enumerate(toks):
-        if t.stop or t.kind == "sym":
+        if t.stop or t.kind == "sym" or (k and toks[k - 1].text.lower() == "how"
+                                         and t.text.lower() in _HOW_WORDS):
             continue
         near = min((abs(k - w) for w in wh), default=None)
         boost = 1.0 + (NEAR_WH * math.exp(-(near - 1) / 3) if near is not None else 0.0)
+        if k and (t.capital or t.kind == "code"):  # a name: what the question is about
+            boost *= NAME_BOOST
         out[t.norm] = max(out.get(t.norm, 0.0), index.idf(t.norm) * boost)
     return out
 
@@ -99,6 +113,8 @@ def gap_terms(question: str) -> frozenset[str]:
     toks = tokenize(question)
     wh = [k for k, t in enumerate(toks) if _WH.match(t.text)]
     return frozenset(t.norm for k, t in enumerate(toks) if not t.stop and t.kind != "sym"
+                     and not (k and toks[k - 1].text.lower() == "how"
+                              and t.text.lower() in _HOW_WORDS)
                      and any(0 < k - w <= 3 or 0 < w - k <= 1 for w in wh))
 
 
@@ -120,6 +136,17 @@ def _bridged(index: Index, question: str, out: list[Ranked]) -> list[Ranked]:
     return out
 
 
+def _hangul_prefixed(missing: set[str], found: set[str]) -> set[str]:
+    """Korean terms the stemmer left with an ending on one side ("환불받" for "환불",
+    "결제" for "결제일로"): held when one is the other's start, two syllables or more."""
+    out = set()
+    for t in missing:
+        if len(t) >= 2 and is_hangul(t) and any(
+                len(f) >= 2 and (f.startswith(t) or t.startswith(f)) for f in found):
+            out.add(t)
+    return out
+
+
 def sentence_score(index: Index, q_terms: Mapping[str, float], kind: str, sentence: str,
                    context_terms: frozenset[str]) -> tuple[float, float]:
     """(score, coverage) of ``sentence`` as the answer to a question of ``q_terms``.
@@ -133,7 +160,9 @@ def sentence_score(index: Index, q_terms: Mapping[str, float], kind: str, senten
     if not total:
         return 0.0, 0.0
     s_terms = set(terms(sentence))
-    coverage = sum(q_terms[t] for t in q & (s_terms | context_terms)) / total
+    held = q & (s_terms | context_terms)
+    held |= _hangul_prefixed(q - held, s_terms)
+    coverage = sum(q_terms[t] for t in held) / total
     new = s_terms - q
     score = coverage
     if not new:
@@ -166,20 +195,25 @@ def rank_chunks(index: Index, question: str, candidates: Sequence[int] | None = 
         chunk_cov = sentence_score(index, q_terms, "any", chunk.text, context)[1]
         superseded = OLD_VERSION_PENALTY if _OLD.search(
             f"{chunk.id} {chunk.title} {chunk.text}") else 1.0
-        out.append(Ranked(i, (0.85 * best + 0.15 * chunk_cov) * superseded, cov,
-                          tuple((s, sc) for s, sc, _ in scored)))
+        raw = 0.85 * best + 0.15 * chunk_cov
+        out.append(Ranked(i, raw * superseded, cov, tuple((s, sc) for s, sc, _ in scored), raw))
     out.sort(key=lambda r: -r.score)
     return _bridged(index, question, out)
 
 
 def draft_reference(ranked: Ranked, text: str, question: str = "") -> str:
-    """The extractive reference from one chunk (``text``): its best sentence, a second as
-    good, and a sentence holding the question's gap terms ("played by *actress* ...") when
-    the best does not, in the chunk's own order."""
+    """The extractive reference from one chunk (``text``): its best sentence; the runner-up
+    when it scores ``SECOND_SENTENCE`` of the best and holds a question term the best does
+    not; a sentence holding the question's gap terms ("played by *actress* ...") when the
+    best does not; in the chunk's own order."""
     best = ranked.sentences[0]
     picked = [best[0]]
+    q = set(terms(question)) if question else set()
     if len(ranked.sentences) > 1 and ranked.sentences[1][1] >= SECOND_SENTENCE * best[1] > 0:
-        picked.append(ranked.sentences[1][0])
+        second = ranked.sentences[1][0]
+        # it joins only for what it adds of the question ("refunds" again does not)
+        if not q or (set(terms(second)) & q) - set(terms(best[0])):
+            picked.append(second)
     gap = gap_terms(question) if question else frozenset()
     if gap and not gap & set(terms(best[0])):
         for s, _ in ranked.sentences[1:]:
@@ -187,6 +221,21 @@ def draft_reference(ranked: Ranked, text: str, question: str = "") -> str:
                 picked.append(s)
                 break
     return " ".join(sorted(picked, key=text.find))
+
+
+def asked_share(index: Index, question: str, ranked: Ranked) -> float:
+    """The share of the question's weight, names left out, that the chunk holds: what is
+    asked about the names, not the names alone ("a student *discount*" at "Lumen Notes").
+    1.0 for a question of names only."""
+    toks = tokenize(question)
+    asked = {t.norm for k, t in enumerate(toks)
+             if not t.stop and t.kind not in ("sym", "code") and not (k and t.capital)}
+    total = sum(index.idf(t) for t in asked)
+    if not total:
+        return 1.0
+    chunk = index.chunks[ranked.index]
+    held = index.term_sets[ranked.index] | frozenset(terms(f"{chunk.title} {chunk.source}"))
+    return sum(index.idf(t) for t in asked & held) / total
 
 
 def confidence(ranked: Sequence[Ranked]) -> float:

@@ -17,10 +17,11 @@ import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..textkit.sentences import sentences
 from ..textkit.spans import spanned
 from .retrieve import Index
 
-__all__ = ["Difference", "LookAlike", "LookAlikes", "compare"]
+__all__ = ["Difference", "LookAlike", "LookAlikes", "compare", "compare_chunks"]
 
 #: The least share of aligned tokens for two chunks to share a template.
 MIN_RATIO = 0.6
@@ -96,10 +97,42 @@ def compare(a: str, b: str) -> tuple[float, tuple[Difference, ...]] | None:
             ext = 1
         mine = a[sa[i1][0]:sa[i2 - 1 + ext][1]] if i2 > i1 else ""
         theirs = b[sb[j1][0]:sb[j2 - 1 + ext][1]] if j2 > j1 else ""
-        diffs.append(Difference(mine, theirs, frozenset(na[i1:i2]), frozenset(nb[j1:j2])))
+        # a side's terms that the other text also holds tell nothing apart
+        diffs.append(Difference(mine, theirs, frozenset(na[i1:i2]) - set(nb),
+                                frozenset(nb[j1:j2]) - set(na)))
     if not diffs:
         return None
     return ratio, tuple(diffs)
+
+
+#: Sentences of a chunk compared, and the fewest tokens a sentence needs to carry a template.
+MAX_SENTENCES = 8
+MIN_SENTENCE_TOKENS = 5
+
+
+def compare_chunks(a: str, b: str) -> tuple[float, tuple[Difference, ...]] | None:
+    """``compare`` on the whole texts, else on their closest pair of sentences: a chunk
+    that adds a sentence ("Requests above the limit receive HTTP 429") still shares the
+    template of the one that states the same limit for another plan.
+
+    >>> compare_chunks("The Pro plan allows 1,000 requests a minute. Above it, HTTP 429.",
+    ...                "The Team plan allows 5,000 requests a minute.")[1][0].mine
+    'Pro'
+    """
+    whole = compare(a, b)
+    if whole is not None:
+        return whole
+    best: tuple[float, tuple[Difference, ...]] | None = None
+    sa = [x for x in sentences(a)[:MAX_SENTENCES] if len(x.split()) >= MIN_SENTENCE_TOKENS]
+    sb = [x for x in sentences(b)[:MAX_SENTENCES] if len(x.split()) >= MIN_SENTENCE_TOKENS]
+    if len(sa) < 2 and len(sb) < 2:
+        return None  # one sentence each: the whole texts were that comparison
+    for x in sa:
+        for y in sb:
+            found = compare(x, y)
+            if found is not None and (best is None or found[0] > best[0]):
+                best = found
+    return best
 
 
 class LookAlikes:
@@ -117,7 +150,7 @@ class LookAlikes:
             for j, _ in self.index.search(self.index.doc_terms[i], NEIGHBOURS + 1):
                 if j == i:
                     continue
-                found = compare(chunks[i].text, chunks[j].text)
+                found = compare_chunks(chunks[i].text, chunks[j].text)
                 if found is not None:
                     out.append(LookAlike(j, *found))
             out.sort(key=lambda la: -la.ratio)

@@ -20,6 +20,7 @@ from typing import Any
 from ..errors import InvalidInput
 from ..io.readers import open_source
 from ..textkit.sentences import sentences
+from ..textkit.spans import spanned
 from .corpus import Chunk
 from .lookalike import LookAlike, LookAlikes
 
@@ -145,15 +146,39 @@ def _blanked(chunk: Chunk, la: LookAlike) -> str | None:
 def template_questions(chunks: Sequence[Chunk], lookalikes: LookAlikes, n: int,
                        seed: int) -> list[tuple[str, str]]:
     """Up to ``n`` (chunk id, question) pairs aimed at look-alike pairs, by ``TEMPLATE``;
-    the pairs shuffled with ``seed``, each side of a pair asked once."""
+    the pairs shuffled with ``seed``, each side of a pair asked once. With fewer pairs than
+    ``n``, other chunks' values are blanked the same way (their traps are topical)."""
     found: list[tuple[str, str]] = []
     for i, la in lookalikes.all_pairs():
         for a, other in ((i, la), (la.other, _flip(la, i))):
             q = _blanked(chunks[a], other)
             if q is not None:
                 found.append((chunks[a].id, q))
-    random.Random(seed).shuffle(found)
+    rng = random.Random(seed)
+    rng.shuffle(found)
+    if len(found) < n:  # too few pairs: the values of other chunks, with topical traps
+        used = {cid for cid, _ in found}
+        more = [(c.id, q) for c in chunks if c.id not in used
+                for q in [_blanked_value(c)] if q is not None]
+        rng.shuffle(more)
+        found += more[: n - len(found)]
     return found[:n]
+
+
+def _blanked_value(chunk: Chunk) -> str | None:
+    """The chunk's first sentence stating a number, the number (and a unit word after it,
+    "30 days") blanked."""
+    for sent in sentences(chunk.text):
+        t = spanned(sent)
+        for k, tok in enumerate(t.tokens):
+            if tok.kind != "num" or len(sent.split()) < 5:
+                continue
+            a, b = t.spans[k]
+            nxt = t.tokens[k + 1] if k + 1 < len(t.tokens) else None
+            if nxt is not None and nxt.kind == "word" and not nxt.stop and nxt.text.islower():
+                b = t.spans[k + 1][1]
+            return TEMPLATE.format(sentence=sent[:a] + BLANK + sent[b:])
+    return None
 
 
 def _flip(la: LookAlike, i: int) -> LookAlike:
