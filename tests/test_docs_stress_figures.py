@@ -23,10 +23,10 @@ GOLDEN = str(ROOT / "examples" / "golden_support.jsonl")
 POOL = str(ROOT / "examples" / "distractor_pool.jsonl")
 
 
-def _curve(tmp_path: Path, *args: str) -> dict[str, dict[int, str]]:
+def _curve(tmp_path: Path, *args: str, golden: str = GOLDEN) -> dict[str, dict[int, str]]:
     """``noisegauge stress GOLDEN --pipeline extractive ARGS``: metric -> level -> '0.123'."""
     out = tmp_path / "out"
-    res = CliRunner().invoke(cli, ["stress", GOLDEN, "--pipeline", "extractive",
+    res = CliRunner().invoke(cli, ["stress", golden, "--pipeline", "extractive",
                                    "--levels", "0,1,2,4", "--out", str(out), *args])
     assert res.exit_code == 0, res.output
     curve = json.loads((out / "curve.json").read_text())
@@ -65,3 +65,19 @@ def test_the_hard_negative_figures_are_what_that_sweep_prints(tmp_path: Path) ->
     assert quoted, "docs/how-to/stress.md: the hard-negative sentence changed shape; update this test"
     curve = _curve(tmp_path, "--strategy", "hard", "--pool", POOL)
     assert [curve["noise_sensitivity_irrelevant"][k] for k in (1, 2, 4)] == list(quoted.groups())
+
+
+_SIBLINGS = re.compile(r"`--strategy siblings` gives\s+irrelevant-mode noise sensitivity ([\d.]+) / "
+                       r"([\d.]+) / ([\d.]+) at 1 / 2 / 4 distractors, against\s+([\d.]+) / ([\d.]+) / "
+                       r"([\d.]+) with `--strategy others`")
+
+
+def test_the_siblings_figures_are_what_those_sweeps_print(tmp_path: Path) -> None:
+    quoted = _SIBLINGS.search(README)
+    assert quoted, "docs/how-to/stress.md: the siblings sentence changed shape; update this test"
+    fixture = str(ROOT / "tests" / "data" / "golden" / "golden_siblings.jsonl")
+    got = []
+    for strategy in ("siblings", "others"):
+        curve = _curve(tmp_path / strategy, "--strategy", strategy, golden=fixture)
+        got += [curve["noise_sensitivity_irrelevant"][k] for k in (1, 2, 4)]
+    assert got == list(quoted.groups())

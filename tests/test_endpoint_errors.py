@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 
 import noisegauge
-from batch_helpers import ROOT
+from batch_helpers import ROOT, require_extra
 from noisegauge.testing.fake_openai import FakeOpenAIServer
+
+require_extra("openai")
 
 EXAMPLE = ROOT / "examples" / "support_bot.jsonl"
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from batch_helpers import require_extra
 from noisegauge.cli.main import cli
 from noisegauge.errors import InvalidInput
 from noisegauge.people.golden import export_rows, fold_golden, golden_digest, read_golden, sniff
@@ -55,6 +56,7 @@ def test_a_golden_file_is_told_from_results_by_its_rows(tmp_path: Path) -> None:
     other = write_jsonl(tmp_path / "x.jsonl", [{"question": "q", "answer": "a"}])
     with pytest.raises(InvalidInput, match=r"x.jsonl, line 1: neither a golden row .*testset"):
         sniff(other)
+    require_extra("review")
     res = CliRunner().invoke(cli, ["review", str(other), "--labels", str(tmp_path / "e.jsonl"),
                                    "--no-browser"])
     assert res.exit_code == 2 and "neither a golden row" in res.output
@@ -182,6 +184,7 @@ def test_export_refuses_clobbering_and_an_empty_review(rows: list[dict[str, Any]
                                    "--out", str(tmp_path / "f.jsonl")])
     assert res.exit_code == 2 and "no row of" in res.output and "accepted yet" in res.output
     assert not (tmp_path / "f.jsonl").exists()
+    require_extra("review")
     res = CliRunner().invoke(cli, ["review", str(golden), "--labels", str(golden)])
     assert res.exit_code == 2 and "would overwrite" in res.output
 
@@ -200,6 +203,7 @@ def test_events_of_the_wrong_kind_are_named(rows: list[dict[str, Any]], tmp_path
         fold_golden([{"kind": "chunk", "id": "a", "digest": "d", "chunk": 0, "_line": 3}])
     with pytest.raises(InvalidInput, match="LABELS line 1: a golden-set review event"):
         fold([{**_ev(rows, "pro-refund", "verdict", verdict="accept"), "_line": 1}])
+    require_extra("review")
     res = CliRunner().invoke(cli, ["review", str(GOLDEN), "--seed", "3", "--labels",
                                    str(tmp_path / "e.jsonl")])
     assert res.exit_code == 2 and "reviewed row by row" in res.output

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from batch_helpers import ROOT
+from batch_helpers import ROOT, require_extra
 from noisegauge.cli.main import main
 from noisegauge.report import read_results
 from people_helpers import example_rows, label_like_judge
@@ -70,6 +70,9 @@ COMMANDS: dict[str, Callable[[Path, Path], list[str]]] = {
 def test_unwritable_output_is_one_line_and_exit_2(tmp_path: Path, results: Path, command: str,
                                                   capsys: pytest.CaptureFixture[str],
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    if command.startswith("review"):
+        require_extra("review")
+
     def served(*_: object) -> None:
         raise AssertionError("review served a page with LABELS unwritable")
 

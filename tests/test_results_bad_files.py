@@ -66,6 +66,11 @@ def test_malformed_result_row_names_line_and_field(tmp_path: Path, case: str,
     """JSON rows of the wrong shape: one line naming file, line 2 and the field; exit 2."""
     import json
 
+    from batch_helpers import require_extra
+
+    if cmd[0] == "review":
+        require_extra("review")
+
     from click.testing import CliRunner
 
     from noisegauge.cli.main import cli

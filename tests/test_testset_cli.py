@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 pytest.importorskip("bm25s", reason="noisegauge testset needs bm25s: pip install '.[testset]'")
 
+from batch_helpers import require_extra
 from noisegauge.cli.main import cli
 
 DATA = Path(__file__).resolve().parent / "data" / "testset_docs"
@@ -50,6 +51,7 @@ def test_from_log_and_offline_template(tmp_path: Path) -> None:
 
 
 def test_generator_writes_questions_and_checked_references(tmp_path: Path) -> None:
+    require_extra("openai")
     from noisegauge.testing.fake_openai import FakeOpenAIServer
 
     def respond(request, _choice):  # a generator that answers from passage A, like a model
@@ -78,6 +80,7 @@ def test_generator_writes_questions_and_checked_references(tmp_path: Path) -> No
 
 
 def test_a_generated_reference_the_chunk_does_not_entail_is_not_kept(tmp_path: Path) -> None:
+    require_extra("openai")
     from noisegauge.testing.fake_openai import FakeOpenAIServer
 
     out = tmp_path / "g.jsonl"
@@ -125,6 +128,7 @@ def test_out_may_not_overwrite_an_input(tmp_path: Path) -> None:
 
 
 def test_an_openai_judge_checks_the_traps(tmp_path: Path) -> None:
+    require_extra("openai")
     from noisegauge.testing.fake_openai import FakeOpenAIServer
 
     out = tmp_path / "g.jsonl"

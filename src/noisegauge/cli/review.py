@@ -111,10 +111,7 @@ def review(results: Path, labels_path: Path, n: int | None, seed: int | None,
             plan_path = Path(session["plan"]) if session.get("plan") else None
         plan = None if plan_path is None else (str(plan_path), read_plan(plan_path))
         rows = read_results(results)
-    except NoiseGaugeError as exc:
-        error(str(exc))
-        sys.exit(2)
-    except OSError as exc:
+    except (NoiseGaugeError, OSError) as exc:
         error(str(exc))
         sys.exit(2)
     try:
@@ -127,13 +124,22 @@ def review(results: Path, labels_path: Path, n: int | None, seed: int | None,
         sys.exit(2)
     sock = _listen(port)
     state.port = sock.getsockname()[1]
-    url = state.url
-    out = stdout()
     drawn = f"plan {plan_path}" if plan_path is not None else f"seed {state.seed}"
-    out.print(f"reviewing {len(state.order)} samples of {results} ({drawn}); "
-              f"labels: {labels_path}")
+    stdout().print(f"reviewing {len(state.order)} samples of {results} ({drawn}); "
+                   f"labels: {labels_path}")
+    _open_and_serve(state, sock, state.url, "label", no_browser)
+    p = state.progress(state.current())
+    with_plan = "" if plan_path is None else f" --plan {plan_path}"
+    note(f"{p['done']} of {p['total']} labelled ({p['skipped']} skipped); next: "
+         f"noisegauge estimate {results} --labels {labels_path}{with_plan}")
+
+
+def _open_and_serve(state: Reviewed, sock: socket.socket, url: str, what: str,
+                    no_browser: bool) -> None:
+    """Print the page's URL, open it unless told not to, and serve until Ctrl-C."""
+    out = stdout()
     out.print(f"open: {url}")
-    out.print("Ctrl-C to stop; every label is already saved.")
+    out.print(f"Ctrl-C to stop; every {what} is already saved.")
     sys.stdout.flush()
     if not no_browser:
         import webbrowser
@@ -145,10 +151,6 @@ def review(results: Path, labels_path: Path, n: int | None, seed: int | None,
         pass
     finally:
         sock.close()
-    p = state.progress(state.current())
-    with_plan = "" if plan_path is None else f" --plan {plan_path}"
-    note(f"{p['done']} of {p['total']} labelled ({p['skipped']} skipped); next: "
-         f"noisegauge estimate {results} --labels {labels_path}{with_plan}")
 
 
 def _listen(port: int) -> socket.socket:
@@ -169,21 +171,8 @@ def _review_golden(golden: Path, events: Path, port: int, no_browser: bool) -> N
     state.current()  # an events file of another kind is refused now, not on the first click
     sock = _listen(port)
     state.port = sock.getsockname()[1]
-    out = stdout()
-    out.print(f"reviewing {len(state.rows)} rows of the golden set {golden}; events: {events}")
-    out.print(f"open: {state.url}")
-    out.print("Ctrl-C to stop; every change is already saved.")
-    sys.stdout.flush()
-    if not no_browser:
-        import webbrowser
-
-        webbrowser.open(state.url)
-    try:
-        serve(state, sock)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        sock.close()
+    stdout().print(f"reviewing {len(state.rows)} rows of the golden set {golden}; events: {events}")
+    _open_and_serve(state, sock, state.url, "change", no_browser)
     p = state.progress(state.current())
     note(f"{p['accepted']} of {p['total']} rows accepted ({p['rejected']} rejected); next: "
          f"noisegauge testset export {golden} --labels {events} --out FINAL.jsonl")

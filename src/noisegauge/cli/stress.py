@@ -64,7 +64,8 @@ def _sweep_options(f: F) -> F:
         click.option("--levels", default="0,1,2,4", show_default=True, callback=_levels,
                      help="Distractor chunks injected per question, comma-separated."),
         click.option("--strategy", default="others", show_default=True,
-                     help="pool, others, hard, counterfactual; comma-separated to mix."),
+                     help="pool, others, hard, counterfactual, siblings (each golden row's "
+                          "own distractors); comma-separated to mix."),
         click.option("--position", type=click.Choice(["first", "last", "random", "interleaved"]),
                      default="random", show_default=True, help="Where distractors go."),
         click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True,
@@ -184,6 +185,11 @@ def _with_progress(call: Callable[[Callable[[str, int, int], None]], Any],
             return _guarded(lambda: call(bar.phase), cache)
 
 
+def _ids(ids: list[str], shown: int = 5) -> str:
+    more = f" and {len(ids) - shown} more" if len(ids) > shown else ""
+    return ", ".join(ids[:shown]) + more
+
+
 def _fmt(point: dict[str, Any]) -> str:
     if point["mean"] is None:
         return "undefined"
@@ -259,6 +265,15 @@ def stress(golden: str, pipeline: str, out_dir: str, fail_above: tuple[str, ...]
     if cfg["shortfalls"]:
         console.print(f"note: {len(cfg['shortfalls'])} sample(s) got fewer distractors "
                       "than their level asked for (source ran out); see run.json.")
+    if cfg.get("no_answer"):
+        console.print(f"warning: {len(cfg['no_answer'])} golden row(s) have no answer yet "
+                      f"(status no_answer: {_ids(cfg['no_answer'])}): left out; write their "
+                      "references in `noisegauge review GOLDEN` or drop them.")
+    if cfg.get("no_distractors"):
+        missing = cfg["no_distractors"]
+        console.print(f"warning: {len(missing)} golden row(s) have no distractors of their own "
+                      f"({_ids(missing)}): their noisy levels are undefined, not scored; "
+                      "see results.jsonl.")
     for name, where in written.items():
         console.print(f"  {name}: {where}")
     points = {name: {p["level"]: p["mean"] for p in pts}

@@ -26,7 +26,8 @@ MAX_DEPTH = 64
 JSON_FIELDS = frozenset(FIELD_ALIASES["retrieved_contexts"]) | {
     "response_claims", "gt_answer_claims", "answer2response", "response2answer",
     "retrieved2response", "retrieved2answer", "metadata", "chunk_ids", "ground_truths",
-    "retrieved_context_ids", "reference_context_ids"}
+    "retrieved_context_ids", "reference_context_ids",
+    "distractors", "draft"}  # a golden row's own traps and how it was drafted (testset)
 
 _ID_KEYS = frozenset(FIELD_ALIASES["id"])
 

@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import InvalidInput
+from ..io.results import iter_objects
 from .labels import sample_key
 from .ppi import numpy, quantile
 
@@ -60,6 +61,8 @@ __all__ = ["DESIGNS", "Design", "Plan", "PlanRow", "Target", "TARGETS", "DEFAULT
 Design = Literal["uniform", "active", "stratified"]
 Target = Literal["finite", "superpopulation"]
 DESIGNS: tuple[Design, ...] = ("uniform", "active", "stratified")
+#: What a plan file should hold, in its read errors.
+PLAN_HINT = "expected the plan `noisegauge sample` writes: one {\"id\", \"p\"} a line"
 TARGETS: tuple[Target, ...] = ("finite", "superpopulation")
 DEFAULT_DESIGN: Design = "active"
 
@@ -392,25 +395,12 @@ def read_plan(path: str | os.PathLike[str]) -> Plan:
     p = Path(path)
     if not p.exists():
         raise InvalidInput(f"{path}: no such plan file (make one with `noisegauge sample`)")
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InvalidInput(f"{path}: not UTF-8 text; a plan is the JSONL `noisegauge sample` "
-                           "writes") from exc
     rows: list[PlanRow] = []
     designs: set[str] = set()
     big_ns: set[int] = set()
     seed: int | None = None
     seen: set[str] = set()
-    for number, raw in enumerate(text.splitlines(), 1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InvalidInput(f"{path} line {number}: not JSON ({exc.msg})") from exc
-        if not isinstance(obj, dict):
-            raise InvalidInput(f"{path} line {number}: expected an object {{\"id\", \"p\"}}")
+    for number, obj in iter_objects(p, PLAN_HINT):
         rid, prob = obj.get("id"), obj.get("p")
         if not isinstance(rid, str) or not rid:
             raise InvalidInput(f"{path} line {number}: field 'id' is missing")

@@ -9,7 +9,10 @@ chunk came from, so a leaked claim can be traced back to it. Strategies:
 - ``hard``: the candidates (pool and other questions' chunks) most similar to the question,
   ranked by TF-IDF (scikit-learn, ``pip install '.[stress]'``) or a scorer you pass;
 - ``counterfactual``: copies of a relevant chunk with one number, date, SKU or plan name swapped
-  (see ``counterfactual.py``), the RGB-style "looks right, is wrong" distractor.
+  (see ``counterfactual.py``), the RGB-style "looks right, is wrong" distractor;
+- ``siblings``: the golden row's own traps (``distractors``, as ``noisegauge testset`` writes
+  them), look-alike first, then conflicting, then topical. A row without any has nothing to
+  inject: its noisy levels are undefined (``no_siblings`` gives the reason), never level 0 again.
 """
 
 from __future__ import annotations
@@ -21,15 +24,15 @@ from typing import Literal, Protocol
 from ..errors import InvalidInput, MissingDependency
 from .chunks import Chunk, normalize, relevant_chunks, without_relevant
 from .counterfactual import Counterfactuals
-from .golden import GoldenItem, PoolChunk
+from .golden import TRAP_KINDS, GoldenItem, PoolChunk
 
 __all__ = ["Chunk", "DistractorSource", "PoolDistractors", "OtherQuestions", "HardNegatives",
-           "STRATEGIES", "POSITIONS", "Position", "build_sources", "draw_mixed", "place",
-           "relevant_chunks", "normalize", "without_relevant"]
+           "Siblings", "STRATEGIES", "POSITIONS", "Position", "build_sources", "draw_mixed",
+           "place", "relevant_chunks", "normalize", "without_relevant", "no_siblings"]
 
 Position = Literal["first", "last", "random", "interleaved"]
 POSITIONS: tuple[str, ...] = ("first", "last", "random", "interleaved")
-STRATEGIES: tuple[str, ...] = ("pool", "others", "hard", "counterfactual")
+STRATEGIES: tuple[str, ...] = ("pool", "others", "hard", "counterfactual", "siblings")
 
 #: ``scorer(question, candidate_texts) -> one similarity per candidate`` (e.g. embeddings).
 Scorer = Callable[[str, Sequence[str]], Sequence[float]]
@@ -104,6 +107,32 @@ class HardNegatives:
         return without_relevant(item, chosen)[:k]
 
 
+class Siblings:
+    """The item's own traps, look-alike first, then conflicting, then topical (file order
+    within a kind). Deterministic, like ``hard``: level k shows the k most telling traps."""
+
+    name = "siblings"
+
+    def draw(self, item: GoldenItem, k: int, rng: random.Random) -> list[Chunk]:
+        order = sorted(range(len(item.distractors)),
+                       key=lambda j: (TRAP_KINDS.index(item.distractors[j].kind), j))
+        chunks = []
+        for j in order:
+            t = item.distractors[j]
+            meta = {"trap": t.kind, **({"differs": t.differs} if t.differs else {})}
+            chunks.append(Chunk(t.text, "distractor", "siblings",
+                                t.id if t.id is not None else f"{item.id}~d{j}", meta))
+        return without_relevant(item, chunks)[:k]
+
+
+def no_siblings(item: GoldenItem) -> str | None:
+    """Why ``siblings`` has nothing to inject for this item (None: it has traps)."""
+    if without_relevant(item, [Chunk(t.text, "distractor", "siblings") for t in item.distractors]):
+        return None
+    return (f"golden row {item.id!r} has no distractors of its own to inject (--strategy "
+            "siblings); add some (noisegauge testset, noisegauge review) or use another strategy")
+
+
 def _tfidf_scorer(corpus: Sequence[str]) -> Scorer:
     """Cosine similarity over character 2-4-grams: language-neutral (Korean, SKUs) and cheap."""
     try:
@@ -143,6 +172,12 @@ def build_sources(strategies: Sequence[str], items: Sequence[GoldenItem],
             sources.append(HardNegatives(items, pool or (), scorer))
         elif name == "counterfactual":
             sources.append(Counterfactuals(items, pool or ()))
+        elif name == "siblings":
+            if not any(it.distractors for it in items):
+                raise InvalidInput("strategy 'siblings' needs golden rows with their own "
+                                   "'distractors' (as `noisegauge testset` writes them); "
+                                   "none of the rows has any")
+            sources.append(Siblings())
         else:
             raise InvalidInput(f"unknown distractor strategy {name!r}; "
                                f"choose from {', '.join(STRATEGIES)}")

@@ -5,7 +5,8 @@ Files written by ``StressReport.write(DIR)``:
 - ``samples.jsonl``: the generated answers with their noisy contexts, in the input format of
   ``noisegauge score`` (rescorable later with any judge); ``metadata`` says which chunk is what;
   a failed generation is a ``status: "error"`` row with its ``reason``, which stays an error
-  row when rescored;
+  row when rescored; a case that could not be made (``siblings`` on a row without traps) has
+  no answer and is only in ``results.jsonl``, as an undefined row with its reason;
 - ``results.jsonl``: ``SampleResult.to_row()`` plus ``item_id``, ``level``, ``repeat``;
 - ``curve.json``: per metric and level, mean and 95% interval (see ``curve_from_rows``);
 - ``flips.jsonl``: questions answered correctly without noise and wrongly with it;
@@ -192,7 +193,8 @@ class StressReport:
                     f.write(redact(json.dumps(row, ensure_ascii=False)) + "\n")
             written[name] = d / name
 
-        dump_jsonl("samples.jsonl", (r.sample_record() for r in self.rows))
+        dump_jsonl("samples.jsonl", (r.sample_record() for r in self.rows
+                                      if not (r.answer is None and r.result.status == "undefined")))
         dump_jsonl("results.jsonl", (r.result_row() for r in self.rows))
         dump_jsonl("flips.jsonl", self.flips())
         curve = self.curve()

@@ -4,7 +4,9 @@ For each golden question and repeat, one ordered list of distractors is drawn (s
 ``seed``, the question id and the repeat; never the global ``random``) and level ``k`` uses
 its first ``k`` entries, so levels are nested and the curve compares a question with itself.
 Level 0 (the relevant chunks alone) is generated once per question: its contexts do not
-change between repeats.
+change between repeats. A case that cannot be made (``siblings`` on a row without traps) is
+an undefined row with its reason: no answer is generated for it and it counts as undefined
+in the curve, never as a clean answer at a noisy level.
 """
 
 from __future__ import annotations
@@ -18,15 +20,27 @@ from pathlib import Path
 from typing import Any
 
 from .._async import run_sync
+from ..engine import catalogue
+from ..engine.metrics import MetricValue
 from ..errors import InvalidInput
 from ..infra.store import CacheOption
 from ..judges.base import Judge, judge_identity
 from ..judges.registry import get_judge
 from ..samples import Sample
 from ..scoring.results import SampleResult, error_result
-from .distractors import POSITIONS, Chunk, Scorer, build_sources, draw_mixed, place, relevant_chunks
+from .distractors import (
+    POSITIONS,
+    Chunk,
+    Scorer,
+    Siblings,
+    build_sources,
+    draw_mixed,
+    no_siblings,
+    place,
+    relevant_chunks,
+)
 from .generation import Generation, GenerationCache, Generator
-from .golden import GoldenItem, PoolChunk, load_golden, load_pool
+from .golden import GoldenItem, PoolChunk, load_pool, read_golden
 from .pipelines import Pipeline, PipelineInterrupted, get_pipeline, takes_option
 from .stress_report import StressReport, StressRow
 
@@ -43,6 +57,8 @@ class NoisyCase:
     level: int
     repeat: int
     chunks: tuple[Chunk, ...]
+    #: Why this case cannot be made (e.g. no traps of its own for ``siblings``); None: it can.
+    undefined: str | None = None
 
 
 def plan_cases(items: Sequence[GoldenItem], *, levels: Sequence[int], strategies: Sequence[str],
@@ -58,9 +74,11 @@ def plan_cases(items: Sequence[GoldenItem], *, levels: Sequence[int], strategies
         raise InvalidInput("repeats must be >= 1")
     levels = sorted(set(levels))
     sources = build_sources(strategies, items, pool, hard_scorer)
+    siblings = any(isinstance(s, Siblings) for s in sources)
     cases: list[NoisyCase] = []
     for item in items:
         relevant = relevant_chunks(item)
+        missing = no_siblings(item) if siblings else None
         for repeat in range(repeats):
             drawn = draw_mixed(sources, item, max(levels), random.Random(f"{seed}:{item.id}:{repeat}"))
             for level in levels:
@@ -68,7 +86,8 @@ def plan_cases(items: Sequence[GoldenItem], *, levels: Sequence[int], strategies
                     continue
                 rng = random.Random(f"{seed}:{item.id}:{repeat}:{level}:place")
                 chunks = place(relevant, drawn[:level], position, rng)
-                cases.append(NoisyCase(item, level, repeat, tuple(chunks)))
+                cases.append(NoisyCase(item, level, repeat, tuple(chunks),
+                                       missing if level > 0 else None))
     return cases
 
 
@@ -95,6 +114,9 @@ async def _generate_all(generator: Generator, cases: Sequence[NoisyCase],
 
     async def one(case: NoisyCase) -> Generation:
         nonlocal done
+        if case.undefined is not None:  # nothing to ask the pipeline
+            done += 1
+            return Generation(None)
         g = await generator.generate(case.item.question, [c.text for c in case.chunks])
         if g.interrupted:  # the pipeline raised KeyboardInterrupt: stop the sweep
             raise PipelineInterrupted(f"{case.item.id} at level {case.level}: {g.error}")
@@ -133,8 +155,8 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
     raised by the pipeline stops the sweep with ``PipelineInterrupted`` (``stress()`` raises
     it as ``KeyboardInterrupt``, outside the event loop).
 
-    ``strategy``: one of ``pool``, ``others``, ``hard``, ``counterfactual`` or a list of them
-    (mixed round-robin); ``position``: ``first``, ``last``, ``random`` or ``interleaved``.
+    ``strategy``: one of ``pool``, ``others``, ``hard``, ``counterfactual``, ``siblings`` (each
+    golden row's own ``distractors``) or a list of them (mixed round-robin); ``position``: ``first``, ``last``, ``random`` or ``interleaved``.
     ``timeout``: seconds per pipeline call, for every kind (default 300; an ``openai:`` or
     ``http`` pipeline also passes it to its client, default 60 there); a late call is retried
     like a transient failure (``retries``), then becomes that sample's error row.
@@ -145,7 +167,7 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
     ``evaluate`` (the pipeline runs here). Everything is validated (golden
     rows, strategies, judge and pipeline specs) before the first generation.
     """
-    items = load_golden(golden)
+    items, no_answer = read_golden(golden)
     strategies = [s.strip() for s in strategy.split(",")] if isinstance(strategy, str) else list(strategy)
     pool_chunks = load_pool(pool) if pool is not None else None
     cases = plan_cases(items, levels=levels, strategies=strategies, position=position,
@@ -174,6 +196,8 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
             gen_cache.flush()  # but its answers are on disk when the sweep returns
     samples = [_sample(c, g.answer or "") for c, g in zip(cases, generations, strict=True)]
     to_score = [i for i, g in enumerate(generations) if g.answer is not None]
+    undefined = {i: _undefined_result(c.undefined, samples[i].id, i)
+                 for i, c in enumerate(cases) if c.undefined is not None}
     scored = await score_samples([samples[i] for i in to_score], resolved_judge,
                                  concurrency=judge_concurrency, progress=progress,
                                  cache=judge_cache, engine=engine, ray_address=ray_address,
@@ -181,12 +205,13 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
     results: dict[int, SampleResult] = dict(zip(to_score, scored, strict=True))
     rows = []
     for i, (case, g) in enumerate(zip(cases, generations, strict=True)):
-        result = results.get(i) or error_result(f"pipeline failed: {g.error}", index=i,
-                                                id=samples[i].id)
+        result = (results.get(i) or undefined.get(i)
+                  or error_result(f"pipeline failed: {g.error}", index=i, id=samples[i].id))
         rows.append(StressRow(case.item.id, case.item.question, case.item.reference, case.level,
                               case.repeat, case.chunks, g.answer, result, g.error, g.cached))
     shortfalls = [{"id": c.item.id, "level": c.level, "repeat": c.repeat, "injected": n}
-                  for c in cases if (n := sum(ch.kind != "relevant" for ch in c.chunks)) < c.level]
+                  for c in cases if c.undefined is None
+                  and (n := sum(ch.kind != "relevant" for ch in c.chunks)) < c.level]
     config = {
         "pipeline": pipeline if isinstance(pipeline, str) else generator.identity.get("pipeline"),
         "pipeline_identity": generator.identity, "judge": judge if isinstance(judge, str) else None,
@@ -196,9 +221,19 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
         "items": len(items), "samples": len(cases),
         "generation_errors": sum(g.error is not None for g in generations),
         "cached_generations": sum(g.cached for g in generations),
-        "shortfalls": shortfalls, "seconds": round(time.time() - started, 3),
+        "shortfalls": shortfalls,
+        "no_answer": no_answer,
+        "no_distractors": sorted({c.item.id for c in cases if c.undefined is not None}),
+        "seconds": round(time.time() - started, 3),
     }
     return StressReport(tuple(sorted(set(levels))), tuple(rows), config)
+
+
+def _undefined_result(reason: str, sample_id: str | None, index: int) -> SampleResult:
+    return SampleResult(index=index, id=sample_id, status="undefined", reason=reason,
+                        metrics={name: MetricValue(None, reason) for name in catalogue.family()},
+                        diagnostics={name: MetricValue(None, reason)
+                                     for name in catalogue.diagnostics()})
 
 
 def _sample(case: NoisyCase, answer: str) -> Sample:

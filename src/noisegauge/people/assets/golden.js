@@ -102,6 +102,7 @@
   async function post(event, recordUndo) {
     const r = data.rows.find((x) => x.id === event.id);
     if (recordUndo) undoStack.push(previousEvent(r, event.kind, event.item));
+    say("saving…");  // so "saved" always means this event, not the one before
     let resp;
     try {
       resp = await fetch(base + "api/label", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(event) });

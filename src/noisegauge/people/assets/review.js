@@ -157,6 +157,7 @@
     const s = data.samples.find((x) => x.id === event.id);
     if (recordUndo) undoStack.push(previousEvent(s, event.kind, event.kind === "chunk" ? event.chunk : event.claim));
     if (event.kind !== "skip") event.looked = looked(s);
+    say("saving…");  // so "saved" always means this event, not the one before
     let resp;
     try {
       resp = await fetch(base + "api/label", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(event) });
