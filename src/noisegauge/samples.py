@@ -59,7 +59,10 @@ class Sample:
 
     user_input: str
     response: str
-    reference: str
+    #: None: no reference (opt-in: ``Sample(reference=None)``, ``from_record(...,
+    #: allow_no_reference=True)``, traces without a golden row); the metrics that need one
+    #: are then undefined with the reason "no reference", never 0.
+    reference: str | None
     retrieved_contexts: tuple[str, ...]
     id: str | None = None
     chunk_ids: tuple[str | None, ...] | None = None
@@ -75,13 +78,16 @@ class Sample:
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any], row: int | None = None, *,
-                    max_chars: int = MAX_TEXT_CHARS) -> Sample:
+                    max_chars: int = MAX_TEXT_CHARS,
+                    allow_no_reference: bool = False) -> Sample:
         """Build a sample from a dict using any accepted field names.
 
         Two accepted names for one field with different values (``response`` and
         ``answer``) are refused, as are ids that are not a string or a number (or are
         empty or NaN), and texts longer than ``max_chars``. An id is kept as text
-        (``id_text``): ``1``, ``1.0`` and ``"1"`` are the same id.
+        (``id_text``): ``1``, ``1.0`` and ``"1"`` are the same id. ``allow_no_reference``:
+        a record without a reference (absent or null) is a sample scored for what needs
+        none, instead of an error.
 
         >>> Sample.from_record({"question": "q", "answer": "a", "ground_truth": "r",
         ...                     "contexts": ["c"]}).retrieved_contexts
@@ -89,10 +95,11 @@ class Sample:
         """
         if not isinstance(record, Mapping):
             raise InvalidSample(f"a record must be an object, got {type(record).__name__}", row=row)
-        _check_fields(record, row)
+        no_reference = allow_no_reference and _first(record, "reference", row)[1] is None
+        _check_fields(record, row, skip=("reference",) if no_reference else ())
         user_input = _text(record, "user_input", row, allow_empty=False)
         response = _text(record, "response", row, allow_empty=True)
-        reference = _text(record, "reference", row, allow_empty=False)
+        reference = None if no_reference else _text(record, "reference", row, allow_empty=False)
         contexts, chunk_ids = _contexts(record, row)
         chunk_ids = _row_chunk_ids(record, chunk_ids, len(contexts), row)
         relevant_ids = _relevant_ids(record, chunk_ids, len(contexts), row)
@@ -118,8 +125,10 @@ class Sample:
         out: dict[str, Any] = {}
         if self.id is not None:
             out["id"] = self.id
-        out.update(user_input=self.user_input, response=self.response, reference=self.reference,
-                   retrieved_contexts=list(self.retrieved_contexts))
+        out.update(user_input=self.user_input, response=self.response)
+        if self.reference is not None:
+            out["reference"] = self.reference
+        out["retrieved_contexts"] = list(self.retrieved_contexts)
         if self.relevant_ids is not None:  # labels name chunks by id: both travel together
             out[CHUNK_ID_FIELDS[0]] = list(self.chunk_ids or ())
             out[RELEVANT_IDS_FIELD] = list(self.relevant_ids)
@@ -152,14 +161,14 @@ _NULL_FIX = {
 }
 
 
-def _check_fields(record: Mapping[str, Any], row: int | None) -> None:
+def _check_fields(record: Mapping[str, Any], row: int | None, skip: tuple[str, ...] = ()) -> None:
     """Every missing field and every unknown key in one message, with the closest accepted name.
 
     Unknown keys are kept as metadata when the row is complete; they are named only when a
     field is missing, since then one of them is most likely the misspelt field.
     """
-    absent = [c for c in _REQUIRED
-              if not any(record.get(name) is not None for name in FIELD_ALIASES[c])]
+    absent = [c for c in _REQUIRED if c not in skip
+              and not any(record.get(name) is not None for name in FIELD_ALIASES[c])]
     if not absent:
         return
     # Given as null is not missing: the key is there, the value is what needs fixing.
@@ -383,7 +392,7 @@ def _precomputed(record: Mapping[str, Any], n_chunks: int, row: int | None) -> C
 def check_sizes(sample: Sample, max_chars: int = MAX_TEXT_CHARS, row: int | None = None) -> None:
     """Raise ``InvalidSample`` for a question, response, reference or chunk over ``max_chars``."""
     for name in ("user_input", "response", "reference"):
-        n = len(getattr(sample, name))
+        n = len(getattr(sample, name) or "")
         if n > max_chars:
             raise InvalidSample(f"has {n:,} characters", row=row, field=name,
                                 expected=f"at most {max_chars:,} characters (raise the limit "
@@ -398,12 +407,14 @@ def check_sizes(sample: Sample, max_chars: int = MAX_TEXT_CHARS, row: int | None
 
 def _validate(sample: Sample, row: int | None, max_chars: int = MAX_TEXT_CHARS) -> None:
     for name in ("user_input", "response", "reference"):
+        if name == "reference" and sample.reference is None:
+            continue  # no reference: asked for explicitly
         if not isinstance(getattr(sample, name), str):
             raise InvalidSample(f"has type {type(getattr(sample, name)).__name__}", row=row,
                                 field=name, expected="a string")
     if not sample.user_input.strip():
         raise InvalidSample("is empty", row=row, field="user_input", expected="a non-empty string")
-    if not sample.reference.strip():
+    if sample.reference is not None and not sample.reference.strip():
         raise InvalidSample("is empty", row=row, field="reference", expected="a non-empty string")
     for j, chunk in enumerate(sample.retrieved_contexts):
         if not isinstance(chunk, str):

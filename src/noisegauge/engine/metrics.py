@@ -29,7 +29,7 @@ from ..errors import InvalidInput
 from ..verdicts import Verdict
 from .matrix import ClaimVerdicts
 
-__all__ = ["COMPAT_MODES", "Compat", "Judged", "METRIC_RANGE", "MetricValue", "check_compat", "chunk_relevance",
+__all__ = ["NO_REFERENCE", "COMPAT_MODES", "Compat", "Judged", "METRIC_RANGE", "MetricValue", "check_compat", "chunk_relevance",
            "claim_flags", "relevance_of", "claim_recall", "context_precision", "context_utilization", "f1",
            "faithfulness", "hallucination", "noise_sensitivity_irrelevant",
            "noise_sensitivity_relevant", "precision", "recall", "self_knowledge"]
@@ -43,6 +43,9 @@ NO_REFERENCE_CLAIMS = "no reference claims"
 NO_CHUNKS = "no retrieved chunks"
 NO_RELEVANCE = "no reference claims, so no chunk can be judged relevant"
 NO_COVERED_REFERENCE = "no reference claim is entailed by any chunk"
+#: The sample has no reference at all (a trace without a golden row): every metric that
+#: reads the reference is undefined with this reason.
+NO_REFERENCE = "no reference"
 
 
 #: Every metric's value, and so every mean, lies in this closed interval (gates check it).

@@ -75,7 +75,7 @@ def make_scorers(judge: Judge | str, metrics: Sequence[str] | None = None, *,
                            f"known: {', '.join(METRIC_NAMES)}")
     mode = check_compat(compat)
     resolved = get_judge(judge) if isinstance(judge, str) else judge
-    memo: OrderedDict[tuple[str, str, str, tuple[str, ...]], SampleResult] = OrderedDict()
+    memo: OrderedDict[tuple[str, str, str | None, tuple[str, ...]], SampleResult] = OrderedDict()
 
     def judged(sample: Sample) -> SampleResult:
         key = (sample.user_input, sample.response, sample.reference, sample.retrieved_contexts)

@@ -70,6 +70,8 @@ async def judge_sample(sample: Sample, judge: Judge, *,
                        questions: QuestionRequest | None = None) -> ClaimVerdicts:
     """Run the judge's share of the work for one sample. ``questions``: also have the judge
     write the questions the response answers (Answer Relevancy), in the same call when it can."""
+    if sample.reference is None:
+        return await _judge_without_reference(sample, judge, questions)
     if isinstance(judge, SampleJudge):
         return await judge.judge_sample(sample)
     chunks = list(sample.retrieved_contexts)
@@ -112,3 +114,30 @@ async def judge_sample(sample: Sample, judge: Judge, *,
         n_chunks=n,
         scores=scores,
     )
+
+
+async def _judge_without_reference(sample: Sample, judge: Judge,
+                                   questions: QuestionRequest | None) -> ClaimVerdicts:
+    """No reference: only the response's claims against the chunks. The reference checks
+    are not made; their places hold ``neutral`` so the matrices keep their shapes, and
+    every metric reading them is undefined ("no reference", ``scoring.results``)."""
+    chunks = list(sample.retrieved_contexts)
+    if questions is not None:
+        claims = await extract_asking(judge, sample, questions, _extract)
+    else:
+        claims = await _extract(judge, sample.response, sample.user_input)
+    n = len(chunks)
+    scores = None
+    if isinstance(judge, ScoredChecker):
+        matrix, s = await _scored_matrix(judge, chunks, claims)
+        scores = VerdictScores(answer2response=(0.0,) * len(claims), response2answer=(),
+                               retrieved2response=tuple(tuple(s[j][i] for j in range(n))
+                                                        for i in range(len(claims))),
+                               retrieved2answer=(), band=judge.uncertain_band)
+    else:
+        matrix = await check_matrix(judge, chunks, claims)
+    return ClaimVerdicts(
+        response_claims=tuple(claims), reference_claims=(),
+        answer2response=(Verdict.NEUTRAL,) * len(claims), response2answer=(),
+        retrieved2response=tuple(tuple(matrix[j][i] for j in range(n)) for i in range(len(claims))),
+        retrieved2answer=(), n_chunks=n, scores=scores)

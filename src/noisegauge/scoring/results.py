@@ -23,7 +23,7 @@ from ..engine.evidence import (
     build_evidence,
 )
 from ..engine.matrix import ClaimVerdicts
-from ..engine.metrics import NO_RESPONSE_CLAIMS, Compat, MetricValue
+from ..engine.metrics import NO_REFERENCE, NO_RESPONSE_CLAIMS, Compat, MetricValue
 from ..engine.relevancy import RelevancyEvidence
 from ..infra.nogc import nogc
 from ..judges.base import Usage
@@ -34,7 +34,7 @@ from .misattribution import rules as misattribution_rules
 from .provenance import closest_chunk, paraphrase_doubt
 
 __all__ = ["JudgeEvidence", "MetricResult", "SampleResult", "Status",
-           "error_result", "result_from_verdicts", "with_misattributions"]
+           "error_result", "needs_reference", "result_from_verdicts", "with_misattributions"]
 
 Status = Literal["ok", "undefined", "error"]
 
@@ -290,14 +290,16 @@ def with_misattributions(result: SampleResult,
 def result_from_verdicts(cv: ClaimVerdicts, *, index: int | None = None, id: str | None = None,
                          usage: Usage | None = None,
                          chunks: Sequence[str] | None = None,
-                         reference: str = "", question: str = "",
+                         reference: str | None = "", question: str = "",
                          compat: Compat | None = None,
                          relevant: Sequence[bool] | None = None) -> SampleResult:
     """Metrics, status and evidence of a judged sample; ``chunks`` (with the ``reference``
     and ``question`` texts) enable provenance hints and misattribution for wrong claims no
     chunk entails; ``compat="ragchecker"`` gives RAGChecker's values where a denominator is
     empty (the status still says why); ``relevant``: chunk relevance from labels (None: the
-    judge's)."""
+    judge's). ``reference=None``: the sample has no reference (``_without_reference``)."""
+    if reference is None:
+        return _without_reference(cv, index=index, id=id, usage=usage, compat=compat)
     metrics = compute_metrics(cv, compat=compat, relevant=relevant)
     status: Status = "ok"
     reason = None
@@ -311,6 +313,47 @@ def result_from_verdicts(cv: ClaimVerdicts, *, index: int | None = None, id: str
     return SampleResult(index=index, id=id, status=status, reason=reason, metrics=metrics,
                         verdicts=cv, evidence=evidence, usage=usage or Usage(),
                         diagnostics={"noise_misattribution": misattribution_metric(evidence)})
+
+
+#: The checks that read the reference or its claims: a metric reading any is undefined
+#: without a reference (faithfulness reads only retrieved2response).
+_REFERENCE_CHECKS = frozenset({"answer2response", "response2answer", "retrieved2answer"})
+
+
+def needs_reference(name: str) -> bool:
+    """Whether metric ``name`` is undefined without a reference (anchors: faithfulness is
+    RAGChecker's only reference-free metric; hallucination needs the reference to call a
+    claim wrong)."""
+    try:
+        checks = catalogue.spec(name).checks
+    except KeyError:
+        return True
+    return not checks or bool(set(checks) & _REFERENCE_CHECKS)
+
+
+def _without_reference(cv: ClaimVerdicts, *, index: int | None, id: str | None,
+                       usage: Usage | None, compat: Compat | None) -> SampleResult:
+    """A sample scored without a reference: faithfulness from the response claims against
+    the chunks; every metric that needs the reference is undefined, "no reference" (also
+    under ``compat="ragchecker"``: RAGChecker has no such row, and 0.0 would read as a
+    score). In the evidence a claim no chunk entails is ``hallucination`` in the
+    reference-free sense (unsupported), one a chunk entails ``grounded``; ``correct`` is
+    unknown and written false."""
+    computed = compute_metrics(cv, compat=compat)
+    metrics = {name: MetricValue(None, NO_REFERENCE) if needs_reference(name) else mv
+               for name, mv in computed.items()}
+    evidence = build_evidence(cv)
+    claims = tuple(replace(c, bucket="grounded" if c.entailed_by else "hallucination",
+                           leaked_from=()) for c in evidence.response_claims)
+    evidence = replace(evidence, response_claims=claims)
+    if cv.response_claims:
+        status: Status = "undefined"
+        reason = f"{NO_REFERENCE}: only faithfulness is defined without one"
+    else:
+        status, reason = "undefined", "no response claims (empty or refusal answer)"
+    return SampleResult(index=index, id=id, status=status, reason=reason, metrics=metrics,
+                        verdicts=cv, evidence=evidence, usage=usage or Usage(),
+                        diagnostics={"noise_misattribution": MetricValue(None, NO_REFERENCE)})
 
 
 def error_result(reason: str, *, index: int | None = None, id: str | None = None,

@@ -50,7 +50,8 @@ def quote_span(quote: str, text: str) -> tuple[int, int] | None:
 async def ask_sources(judge: Any, sample: Sample, result: SampleResult) -> SampleResult:
     """``result`` with the judge's misattributions, when the judge offers them."""
     finder = getattr(judge, "find_sources", None)
-    if not callable(finder) or result.evidence is None or result.status == "error":
+    if (not callable(finder) or result.evidence is None or result.status == "error"
+            or sample.reference is None):  # without a reference no claim is known wrong
         return result
     claims = result.evidence.response_claims
     asked = [i for i, c in enumerate(claims) if c.bucket == "hallucination"]

@@ -99,6 +99,7 @@ class GoldenItem:
         if not any(record.get(name) is not None for name in FIELD_ALIASES["response"]):
             record = {**record, "response": ""}  # golden rows have no answer yet
         s = Sample.from_record(record, row=row)
+        assert s.reference is not None  # from_record refuses a row without one
         if not s.retrieved_contexts:
             raise InvalidSample("is empty", row=row, field="retrieved_contexts",
                                 expected="at least one relevant chunk per golden question")
