@@ -137,9 +137,9 @@ def _saved(out: Path | None) -> str:
     return "No row had finished, so nothing was saved."
 
 
-def _open_input(path: Path, fmt: str | None) -> Source:
+def _open_input(path: Path, fmt: str | None, references: Path | None = None) -> Source:
     """The input's rows, with an empty input refused up front."""
-    source = open_source(path, fmt)
+    source = open_source(path, fmt, references)
     rows = iter(source)
     first = next(rows, None)
     if first is None:
@@ -175,7 +175,14 @@ def _make_judge(spec: str, settings: dict[str, Any]) -> Judge:
 @click.option("--report", "report_path", type=click.Path(path_type=Path, dir_okay=False),
               help="Also write a self-contained HTML report (see `noisegauge report`).")
 @click.option("--format", "input_format", type=click.Choice(FORMATS),
-              help="Force the input format (default: from the extension and content).")
+              help="Force the input format (default: from the extension and content); "
+                   "openinference: OTLP/JSON trace exports (a file or a directory), one "
+                   "sample per trace.")
+@click.option("--references", "references", type=click.Path(path_type=Path, dir_okay=False),
+              help="With --format openinference: a golden JSONL file (user_input, reference, "
+                   "optional id and reference_context_ids) joined to the traces by question "
+                   "or by an id in the trace's metadata. A trace without one is scored for "
+                   "faithfulness; its other metrics are undefined ('no reference').")
 @click.option("--metrics", help="Comma-separated metric names (default: all RAGChecker metrics); "
                                 "also context_precision_ranked, noise_sensitivity.")
 @click.option("--fail-above", multiple=True, metavar="METRIC=VALUE",
@@ -239,7 +246,7 @@ def _make_judge(spec: str, settings: dict[str, Any]) -> Judge:
 def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str | None,
           api_key: str | None, timeout: float | None, max_retries: int | None, out: Path | None,
           out_format: str | None, report_path: Path | None, input_format: str | None,
-          metrics: str | None,
+          references: Path | None, metrics: str | None,
           fail_above: tuple[str, ...], fail_below: tuple[str, ...], max_error_rate: float | None,
           allow_errors: bool, max_consecutive_failures: int, max_chars: int, concurrency: int,
           no_canaries: bool, output_mode: str | None, max_concurrency: int | None,
@@ -308,6 +315,7 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
                 no_cache, out=out, out_format=out_format, restart=restart, strict=strict,
                 quiet=quiet, concurrency=concurrency, max_chars=max_chars,
                 failures=max_consecutive_failures, report_path=report_path,
+                references=references,
                 compat=check_compat(compat), canaries_on=not no_canaries,
                 keep_rows=report_path is not None or ci_files or labels_path is not None
                 or mlflow is not None,
@@ -408,8 +416,9 @@ def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: 
          canaries_on: bool = True, keep_rows: bool = False,
          scale: dict[str, Any] | None = None,
          relevance_opts: dict[str, Any] | None = None,
-         people_labels: Path | None = None) -> tuple[Report, Path | None, Judge, CanaryReport]:
-    source = _open_input(input_path, input_format)
+         people_labels: Path | None = None,
+         references: Path | None = None) -> tuple[Report, Path | None, Judge, CanaryReport]:
+    source = _open_input(input_path, input_format, references)
     judge = _make_judge(judge_spec, settings)
     canaries = CanaryReport()
     scale = scale or {}

@@ -503,7 +503,8 @@ def read_otlp_spans(path: Path, problems: list[str]) -> Iterator[TraceSpan]:
                 else:
                     problems.append(problem or f"{where}: unreadable span {n}")
         except ijson.JSONError as exc:
-            problems.append(f"{where}: not valid JSON after {n} spans ({exc}); the rest of it "
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            problems.append(f"{where}: not valid JSON after {n} spans ({first}); the rest of it "
                             "is not read, so traces with spans there may be incomplete")
 
     if _first_line_is_json(path):

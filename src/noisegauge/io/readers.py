@@ -33,8 +33,9 @@ from .rows import (
 __all__ = ["FORMATS", "InputFormat", "Source", "detect_format", "open_source", "relabel",
            "sniff_encoding"]
 
-InputFormat = Literal["jsonl", "json", "ragchecker", "csv", "parquet"]
-FORMATS: tuple[str, ...] = ("jsonl", "json", "ragchecker", "csv", "parquet")
+InputFormat = Literal["jsonl", "json", "ragchecker", "csv", "parquet", "openinference"]
+#: ``openinference``: OTLP/JSON trace exports, one sample per trace (``io.openinference``).
+FORMATS: tuple[str, ...] = ("jsonl", "json", "ragchecker", "csv", "parquet", "openinference")
 #: A JSON document nested deeper is refused whole, on every Python (records deeper than
 #: ``MAX_DEPTH`` are error rows; this bounds the document a parser must hold).
 MAX_DOCUMENT_DEPTH = 256
@@ -55,10 +56,24 @@ class Source:
         return iter(self.rows)
 
 
-def open_source(dataset: Any, format: str | None = None) -> Source:
-    """Wrap anything ``evaluate`` accepts as a ``Source``."""
+def open_source(dataset: Any, format: str | None = None,
+                references: str | os.PathLike[str] | None = None) -> Source:
+    """Wrap anything ``evaluate`` accepts as a ``Source``. ``references``: a golden JSONL
+    file joined to traces (``format="openinference"`` only)."""
+    if references is not None and format != "openinference":
+        raise InvalidInput("references (a golden file joined to traces) go with the "
+                           "openinference format: add --format openinference")
     if isinstance(dataset, Source):
         return dataset
+    if format == "openinference":
+        if not isinstance(dataset, (str, os.PathLike)):
+            raise InvalidInput("the openinference format reads a path (an OTLP/JSON export "
+                               "or a directory of them); spans in hand go through "
+                               "noisegauge.io.openinference.rows_from_spans")
+        from .openinference import open_traces
+
+        traces = open_traces(Path(dataset), None if references is None else Path(references))
+        return Source(traces, traces.total, str(dataset))
     if isinstance(dataset, (str, os.PathLike)):
         return _open_path(Path(dataset), format)
     dataset = unwrap_dataset(dataset)  # a Ragas EvaluationDataset or EvaluationResult

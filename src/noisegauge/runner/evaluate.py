@@ -100,7 +100,8 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
                     engine: str = "local", ray_address: str | None = None,
                     workers: int | None = None, block_size: int | None = None,
                     relevance: RelevanceMode = "auto",
-                    relevant_ids: str | None = None) -> Report:
+                    relevant_ids: str | None = None,
+                    references: str | os.PathLike[str] | None = None) -> Report:
     """Score ``dataset`` with ``metrics`` (objects or names; default: every RAGChecker metric
     with ``judge``, default ``"lexical"``). Each sample is judged once per distinct judge.
 
@@ -124,6 +125,10 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
     (``reference_context_ids``) when it has them, else the judge's reading; ``"labels"``,
     ``"judge"``, or ``"both"`` (labels decide, the judge's reading is kept beside them).
     ``relevant_ids``: the field holding the labels, when it is not ``reference_context_ids``.
+    ``format="openinference"``: ``dataset`` is an OTLP/JSON trace export (a file or a
+    directory), one sample per trace; ``references``: a golden JSONL file joined to the
+    traces by question or metadata id (a trace without one is scored for faithfulness, its
+    other metrics undefined, "no reference").
     The probe and ``on_start(plan)`` (the CLI runs the judge canaries there) wait for the
     first judge request the cache cannot answer: a rerun of a finished run makes no call.
 
@@ -141,7 +146,7 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
     endpoint's limits hold across the cluster (README: "Scale out on Ray").
     """
     ray_options = _ray_options(engine, ray_address, workers, block_size)
-    source = open_source(dataset, format)
+    source = open_source(dataset, format, references)
     if relevant_ids is not None:
         source = relabel(source, relevant_ids)
     store = resolve_cache(cache)
@@ -280,7 +285,8 @@ def evaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None = None, 
              compat: Compat | None = None, engine: str = "local",
              ray_address: str | None = None, workers: int | None = None,
              block_size: int | None = None, relevance: RelevanceMode = "auto",
-             relevant_ids: str | None = None) -> Report:
+             relevant_ids: str | None = None,
+             references: str | os.PathLike[str] | None = None) -> Report:
     """Synchronous ``aevaluate`` (inside a running event loop use ``await aevaluate(...)``)."""
     return run_sync(aevaluate(dataset, metrics, judge=judge, concurrency=concurrency, cache=cache,
                               out=out, out_format=out_format, resume=resume, strict=strict,
@@ -289,5 +295,5 @@ def evaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None = None, 
                               max_consecutive_failures=max_consecutive_failures,
                               compat=compat, engine=engine, ray_address=ray_address,
                               workers=workers, block_size=block_size, relevance=relevance,
-                              relevant_ids=relevant_ids),
+                              relevant_ids=relevant_ids, references=references),
                     hint="use `await aevaluate(...)`")
