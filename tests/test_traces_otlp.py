@@ -260,3 +260,28 @@ def test_ten_thousand_documents_in_one_span(tmp_path: Path) -> None:
     assert len(rows[0].sample.retrieved_contexts) == 10_000
     problems = rows[0].sample.metadata["trace_problems"]
     assert any("retrieval.documents.3.document.id" in p and "unreadable" in p for p in problems)
+
+
+def test_spans_of_a_trace_over_two_files_come_together(tmp_path: Path) -> None:
+    export, ids, _ = _export(tmp_path)
+    rows = {r.sample.id: r.sample for r in open_traces(export) if r.sample is not None}
+    rerank = rows[ids["rerank"]]
+    # its LLM span (and so the earlier turns) is in b.json, with hex ids; the rest in a.jsonl
+    assert rerank.metadata["history"] == [{"role": "user", "content": "Hi"},
+                                          {"role": "assistant", "content": "Hello!"}]
+    assert "trace_problems" not in rerank.metadata
+    assert rerank.chunk_ids == ("p1", "p2")  # the reranker's output, not the retrievers'
+    assert rerank.reference is None  # no --references: nothing joined
+
+
+def test_without_the_extra_the_install_line(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from noisegauge.errors import MissingDependency
+
+    monkeypatch.setitem(sys.modules, "openinference.semconv.trace", None)
+    monkeypatch.delitem(sys.modules, "noisegauge.io.openinference")
+    (tmp_path / "t.jsonl").write_text("{}\n")
+    with pytest.raises(MissingDependency, match=r"pip install '\.\[traces\]'"):
+        evaluate(tmp_path / "t.jsonl", format="openinference", cache=False, progress=False)
