@@ -7,7 +7,7 @@ spans of ``--docs`` documents each, a RERANKER, an LLM span) and reads it with
 ``noisegauge.io.openinference.open_traces``, turning every trace into its sample. Prints the
 file size, traces, seconds, and the peak resident memory of the reading process (a fresh
 child process, so the writing does not count), beside the peak of ``json.load`` of the same
-file for scale. ``jsonl``: one request per 200 traces, each on a line; ``document``: one
+file for scale (``bench/results/traces.txt``). ``jsonl``: one request per 200 traces, each on a line; ``document``: one
 pretty-printed request; ``split``: as jsonl, with each trace's LLM span in a second file.
 """
 
@@ -108,9 +108,11 @@ import json, resource, sys, time
 from pathlib import Path
 from noisegauge.io.openinference import open_traces
 t0 = time.perf_counter()
-if sys.argv[2] == "json.load":
-    n = sum(len(json.loads(line)["resourceSpans"][0]["scopeSpans"][0]["spans"])
-            for p in sorted(Path(sys.argv[1]).iterdir()) for line in p.open("rb"))
+if sys.argv[2] == "json.load":  # a .json file whole, a .jsonl one a line at a time
+    n = sum(len(doc["resourceSpans"][0]["scopeSpans"][0]["spans"])
+            for p in sorted(Path(sys.argv[1]).iterdir())
+            for doc in ([json.load(p.open("rb"))] if p.suffix == ".json"
+                        else map(json.loads, p.open("rb"))))
 else:
     n = ok = 0
     for row in open_traces(sys.argv[1]):
@@ -137,13 +139,13 @@ def main() -> None:
         folder = Path(tmp)
         size, traces = write(folder, args.mb, args.docs, args.layout)
         ours = _measure(folder, "open_traces")
-        whole = _measure(folder, "json.load") if args.layout != "document" else None
+        whole = _measure(folder, "json.load")
     print(f"export: {size / 1e6:.1f} MB, {traces} traces, layout {args.layout}, "
           f"{args.docs} documents per retriever")
     print(f"open_traces: {ours['rows']:.0f} rows in {ours['seconds']:.1f} s, "
           f"peak RSS {ours['peak_mb']:.0f} MB")
     if whole is not None:
-        print(f"json.loads per line (no grouping, for scale): {whole['seconds']:.1f} s, "
+        print(f"plain json (whole .json, .jsonl per line; no grouping, for scale): {whole['seconds']:.1f} s, "
               f"peak RSS {whole['peak_mb']:.0f} MB")
     print(f"(this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB)")
 

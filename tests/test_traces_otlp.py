@@ -285,3 +285,21 @@ def test_without_the_extra_the_install_line(tmp_path: Path,
     (tmp_path / "t.jsonl").write_text("{}\n")
     with pytest.raises(MissingDependency, match=r"pip install '\.\[traces\]'"):
         evaluate(tmp_path / "t.jsonl", format="openinference", cache=False, progress=False)
+
+
+def test_plain_rows_without_reference_opt_in(tmp_path: Path) -> None:
+    row = {"id": "x", "user_input": "How long does shipping to Canada take?",
+           "response": "Shipping to Canada takes five business days.",
+           "retrieved_contexts": [D["s1"]]}
+    plain = tmp_path / "p.jsonl"
+    plain.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    refused = evaluate(plain, cache=False, progress=False).results[0]
+    assert refused.status == "error" and "reference" in str(refused.reason)
+    scored = evaluate(plain, cache=False, progress=False, allow_no_reference=True).results[0]
+    assert scored.status == "undefined" and scored.value("faithfulness") == 1.0
+    assert scored.metrics["precision"].reason == "no reference"
+    out = tmp_path / "o.jsonl"
+    result = CliRunner().invoke(cli, ["score", str(plain), "--allow-no-reference", "--out",
+                                      str(out), "--no-cache"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(out.read_text())["undefined"]["recall"] == "no reference"

@@ -36,7 +36,7 @@ from ..infra.outputs import check_writable
 from ..infra.secrets import register_secret
 from ..infra.store import JudgeCache, resolve_cache
 from ..infra.tables import Col, Fitted
-from ..io.readers import FORMATS, Source, open_source
+from ..io.readers import FORMATS, Source, open_source, without_references
 from ..io.writers import OUTPUT_FORMATS
 from ..judges.base import Judge, SampleJudge
 from ..judges.canaries import CanaryReport, watch
@@ -183,6 +183,9 @@ def _make_judge(spec: str, settings: dict[str, Any]) -> Judge:
                    "optional id and reference_context_ids) joined to the traces by question "
                    "or by an id in the trace's metadata. A trace without one is scored for "
                    "faithfulness; its other metrics are undefined ('no reference').")
+@click.option("--allow-no-reference", is_flag=True,
+              help="Score rows without a reference (any input format) for faithfulness, "
+                   "their other metrics undefined ('no reference'), instead of error rows.")
 @click.option("--metrics", help="Comma-separated metric names (default: all RAGChecker metrics); "
                                 "also context_precision_ranked, noise_sensitivity.")
 @click.option("--fail-above", multiple=True, metavar="METRIC=VALUE",
@@ -246,7 +249,7 @@ def _make_judge(spec: str, settings: dict[str, Any]) -> Judge:
 def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str | None,
           api_key: str | None, timeout: float | None, max_retries: int | None, out: Path | None,
           out_format: str | None, report_path: Path | None, input_format: str | None,
-          references: Path | None, metrics: str | None,
+          references: Path | None, allow_no_reference: bool, metrics: str | None,
           fail_above: tuple[str, ...], fail_below: tuple[str, ...], max_error_rate: float | None,
           allow_errors: bool, max_consecutive_failures: int, max_chars: int, concurrency: int,
           no_canaries: bool, output_mode: str | None, max_concurrency: int | None,
@@ -315,7 +318,7 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
                 no_cache, out=out, out_format=out_format, restart=restart, strict=strict,
                 quiet=quiet, concurrency=concurrency, max_chars=max_chars,
                 failures=max_consecutive_failures, report_path=report_path,
-                references=references,
+                references=references, allow_no_reference=allow_no_reference,
                 compat=check_compat(compat), canaries_on=not no_canaries,
                 keep_rows=report_path is not None or ci_files or labels_path is not None
                 or mlflow is not None,
@@ -417,8 +420,11 @@ def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: 
          scale: dict[str, Any] | None = None,
          relevance_opts: dict[str, Any] | None = None,
          people_labels: Path | None = None,
-         references: Path | None = None) -> tuple[Report, Path | None, Judge, CanaryReport]:
+         references: Path | None = None,
+         allow_no_reference: bool = False) -> tuple[Report, Path | None, Judge, CanaryReport]:
     source = _open_input(input_path, input_format, references)
+    if allow_no_reference:
+        source = without_references(source)
     judge = _make_judge(judge_spec, settings)
     canaries = CanaryReport()
     scale = scale or {}

@@ -31,7 +31,7 @@ from .rows import (
 )
 
 __all__ = ["FORMATS", "InputFormat", "Source", "detect_format", "open_source", "relabel",
-           "sniff_encoding"]
+           "sniff_encoding", "without_references"]
 
 InputFormat = Literal["jsonl", "json", "ragchecker", "csv", "parquet", "openinference"]
 #: ``openinference``: OTLP/JSON trace exports, one sample per trace (``io.openinference``).
@@ -113,6 +113,26 @@ def relabel(source: Source, field: str) -> Source:
                     record[RELEVANT_IDS_FIELD] = value
                 raw = RawRow(raw.index, raw.fingerprint, record=record, sample=raw.sample,
                              error=raw.error, value=raw.value)
+            yield raw
+
+    return Source(rows(), source.total, source.name)
+
+
+def without_references(source: Source) -> Source:
+    """``source`` whose rows may lack a reference: such a row is a sample scored for what
+    needs none (faithfulness), its other metrics undefined, "no reference" (opt-in: by
+    default a row without a reference is an error row naming the field)."""
+
+    def rows() -> Iterator[RawRow]:
+        for raw in source:
+            if raw.record is not None and raw.error is None and raw.sample is None:
+                try:  # the size limit is the run's (checked again on the sample)
+                    sample = Sample.from_record(raw.record, row=raw.index, max_chars=sys.maxsize,
+                                                allow_no_reference=True)
+                except InvalidSample as exc:
+                    raw = RawRow(raw.index, raw.fingerprint, record=raw.record, error=exc)
+                else:
+                    raw = RawRow(raw.index, raw.fingerprint, record=raw.record, sample=sample)
             yield raw
 
     return Source(rows(), source.total, source.name)

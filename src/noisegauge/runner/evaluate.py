@@ -26,7 +26,7 @@ from .._async import run_sync
 from ..engine.metrics import Compat
 from ..errors import InvalidInput, JudgeUnavailable
 from ..infra.store import CacheOption, JudgeCache, resolve_cache
-from ..io.readers import open_source, relabel
+from ..io.readers import open_source, relabel, without_references
 from ..io.writers import output_format
 from ..judges.base import Judge
 from ..judges.cached import CachedJudge, Gate, GateFailed
@@ -101,7 +101,8 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
                     workers: int | None = None, block_size: int | None = None,
                     relevance: RelevanceMode = "auto",
                     relevant_ids: str | None = None,
-                    references: str | os.PathLike[str] | None = None) -> Report:
+                    references: str | os.PathLike[str] | None = None,
+                    allow_no_reference: bool = False) -> Report:
     """Score ``dataset`` with ``metrics`` (objects or names; default: every RAGChecker metric
     with ``judge``, default ``"lexical"``). Each sample is judged once per distinct judge.
 
@@ -128,7 +129,8 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
     ``format="openinference"``: ``dataset`` is an OTLP/JSON trace export (a file or a
     directory), one sample per trace; ``references``: a golden JSONL file joined to the
     traces by question or metadata id (a trace without one is scored for faithfulness, its
-    other metrics undefined, "no reference").
+    other metrics undefined, "no reference"). ``allow_no_reference``: the same for rows of
+    any dataset that have no reference (by default such a row is an error row).
     The probe and ``on_start(plan)`` (the CLI runs the judge canaries there) wait for the
     first judge request the cache cannot answer: a rerun of a finished run makes no call.
 
@@ -147,6 +149,8 @@ async def aevaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None =
     """
     ray_options = _ray_options(engine, ray_address, workers, block_size)
     source = open_source(dataset, format, references)
+    if allow_no_reference:
+        source = without_references(source)
     if relevant_ids is not None:
         source = relabel(source, relevant_ids)
     store = resolve_cache(cache)
@@ -286,7 +290,8 @@ def evaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None = None, 
              ray_address: str | None = None, workers: int | None = None,
              block_size: int | None = None, relevance: RelevanceMode = "auto",
              relevant_ids: str | None = None,
-             references: str | os.PathLike[str] | None = None) -> Report:
+             references: str | os.PathLike[str] | None = None,
+             allow_no_reference: bool = False) -> Report:
     """Synchronous ``aevaluate`` (inside a running event loop use ``await aevaluate(...)``)."""
     return run_sync(aevaluate(dataset, metrics, judge=judge, concurrency=concurrency, cache=cache,
                               out=out, out_format=out_format, resume=resume, strict=strict,
@@ -295,5 +300,6 @@ def evaluate(dataset: Any, metrics: Sequence[Metric | str] | str | None = None, 
                               max_consecutive_failures=max_consecutive_failures,
                               compat=compat, engine=engine, ray_address=ray_address,
                               workers=workers, block_size=block_size, relevance=relevance,
-                              relevant_ids=relevant_ids, references=references),
+                              relevant_ids=relevant_ids, references=references,
+                              allow_no_reference=allow_no_reference),
                     hint="use `await aevaluate(...)`")
