@@ -303,3 +303,13 @@ def test_plain_rows_without_reference_opt_in(tmp_path: Path) -> None:
                                       str(out), "--no-cache"])
     assert result.exit_code == 0, result.output
     assert json.loads(out.read_text())["undefined"]["recall"] == "no reference"
+
+
+def test_extra_columns_say_no_reference_too(tmp_path: Path) -> None:
+    row = {"id": "x", "user_input": "Q?", "response": "Shipping takes five days.",
+           "retrieved_contexts": [D["s1"]]}
+    report = evaluate([row], metrics=["faithfulness", "context_precision_ranked"],
+                      cache=False, progress=False, allow_no_reference=True)
+    result = report.results[0]
+    assert result.metrics["context_precision_ranked"].reason == "no reference"
+    assert result.metrics["faithfulness"].value is not None

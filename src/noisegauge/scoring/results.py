@@ -328,7 +328,7 @@ def needs_reference(name: str) -> bool:
         checks = catalogue.spec(name).checks
     except KeyError:
         return True
-    return not checks or bool(set(checks) & _REFERENCE_CHECKS)
+    return bool(set(checks) & _REFERENCE_CHECKS)
 
 
 def _without_reference(cv: ClaimVerdicts, *, index: int | None, id: str | None,
@@ -342,6 +342,10 @@ def _without_reference(cv: ClaimVerdicts, *, index: int | None, id: str | None,
     computed = compute_metrics(cv, compat=compat)
     metrics = {name: MetricValue(None, NO_REFERENCE) if needs_reference(name) else mv
                for name, mv in computed.items()}
+    # Extra columns read from the verdicts (ranked context precision) say it too, not the
+    # reason their empty denominators would give.
+    metrics.update((s.name, MetricValue(None, NO_REFERENCE)) for s in catalogue.all_specs()
+                   if s.kind == "extra" and s.compute is not None and needs_reference(s.name))
     evidence = build_evidence(cv)
     claims = tuple(replace(c, bucket="grounded" if c.entailed_by else "hallucination",
                            leaked_from=()) for c in evidence.response_claims)
