@@ -313,3 +313,25 @@ def test_extra_columns_say_no_reference_too(tmp_path: Path) -> None:
     result = report.results[0]
     assert result.metrics["context_precision_ranked"].reason == "no reference"
     assert result.metrics["faithfulness"].value is not None
+
+
+def test_question_and_answer_from_the_llm_span() -> None:
+    spans = [
+        _span("t", "root", None, "AGENT", 1),
+        _span("t", "llm", "root", "LLM", 3, **{
+            **_messages(SpanAttributes.LLM_INPUT_MESSAGES, [
+                ("system", "Be brief."), ("user", "Hi"), ("assistant", "Hello!"),
+                ("user", "Refund window?")]),
+            **_messages(SpanAttributes.LLM_OUTPUT_MESSAGES, [("assistant", "30 days.")])}),
+        # a reranker that starts after the LLM span did not feed it: the retriever's documents
+        _span("t", "late", "root", "RERANKER", 4, **_docs(
+            RerankerAttributes.RERANKER_OUTPUT_DOCUMENTS, [("s1", D["s1"])])),
+        _span("t", "ret", "root", "RETRIEVER", 2, **_docs(
+            SpanAttributes.RETRIEVAL_DOCUMENTS, [("r1", D["r1"])])),
+    ]
+    (row,) = rows_from_spans(spans)
+    assert row.sample is not None
+    assert (row.sample.user_input, row.sample.response) == ("Refund window?", "30 days.")
+    assert row.sample.retrieved_contexts == (D["r1"],)
+    assert row.sample.metadata["history"] == [{"role": "user", "content": "Hi"},
+                                              {"role": "assistant", "content": "Hello!"}]
