@@ -235,10 +235,10 @@ def test_bad_traces_are_named_not_dropped() -> None:
     assert rows[0].sample is not None and rows[0].sample.retrieved_contexts == ("A.",)
     problems = rows[0].sample.metadata["trace_problems"]
     assert any("parent gone" in p for p in problems)
-    assert any("retrieval.documents.1" in p and "int" in p for p in problems)
+    assert any("retrieval.documents.1" in p and "type int" in p for p in problems)
     assert rows[1].error is not None
     message = str(rows[1].error)
-    assert "trace t2: no question" in message and "input.value is a int" in message
+    assert "trace t2: no question" in message and "input.value has type int" in message
 
 
 def test_ten_thousand_documents_in_one_span(tmp_path: Path) -> None:

@@ -204,7 +204,7 @@ class _Trace:
         value = attrs.get(key)
         if value is None or isinstance(value, str):
             return value
-        self.problems.append(f"span {span.span_id} ({span.name}): attribute {key} is a "
+        self.problems.append(f"span {span.span_id} ({span.name}): attribute {key} has type "
                              f"{type(value).__name__}, expected a string")
         return None
 
@@ -217,13 +217,13 @@ class _Trace:
                 self.problems.append(
                     f"span {span.span_id} ({span.name}): {prefix}.{i} has "
                     + ("no document.content" if content is None else
-                       f"a {type(content).__name__} document.content, expected a string")
+                       f"a document.content of type {type(content).__name__}, expected a string")
                     + "; that document is left out")
                 continue
             doc_id = doc.get(DocumentAttributes.DOCUMENT_ID)
             if doc_id is not None and not isinstance(doc_id, (str, int)):
                 self.problems.append(f"span {span.span_id} ({span.name}): {prefix}.{i}'s "
-                                     f"document.id is a {type(doc_id).__name__}; ignored")
+                                     f"document.id has type {type(doc_id).__name__}; ignored")
                 doc_id = None
             out.append((None if doc_id is None else str(doc_id), content))
         return out
@@ -443,7 +443,7 @@ def _span_of(raw: Any, where: str) -> tuple[TraceSpan | None, str | None]:
     attrs: dict[str, Any] = {}
     given = raw.get("attributes") or []
     if not isinstance(given, list):
-        problems.append(f"attributes is a {type(given).__name__}, expected a list; ignored")
+        problems.append(f"attributes has type {type(given).__name__}, expected a list; ignored")
         given = []
     for kv in given:
         parsed = KeyValue()
