@@ -170,7 +170,8 @@ def test_the_sources_tab_ranks_the_leaking_chunk_and_opens_its_sample(page: Any,
     assert _fits(page)
     _shot(page, tmp_path, "report-sources.png")
     first.locator("a.chip").first.click()
-    assert page.is_visible("#p-sample")
+    # The click sets location.hash; the page opens the sample on 'hashchange', a task later.
+    page.wait_for_selector("#p-sample", state="visible", timeout=5000)
     assert page.locator("#p-sample .response .hl.b-in").inner_text() == "Team plans need a 60-day notice."
 
 

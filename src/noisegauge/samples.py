@@ -9,12 +9,12 @@ import difflib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from .engine.matrix import ClaimVerdicts
 from .errors import InvalidSample
 
-__all__ = ["Sample", "MAX_CHUNK_CHARS", "MAX_TEXT_CHARS", "FIELD_ALIASES", "CHUNK_ID_FIELDS",
+__all__ = ["Sample", "Turn", "MAX_CHUNK_CHARS", "MAX_TEXT_CHARS", "FIELD_ALIASES", "CHUNK_ID_FIELDS",
            "RELEVANT_IDS_FIELD", "check_sizes", "id_text"]
 
 #: The longest question, response, reference or chunk accepted (``max_chars`` changes it):
@@ -50,6 +50,14 @@ _KNOWN = {name for names in FIELD_ALIASES.values() for name in names} | set(_PRE
 
 
 @dataclass(frozen=True)
+class Turn:
+    """One earlier message of a conversation: who said it and what."""
+
+    role: Literal["user", "assistant", "system"]
+    content: str
+
+
+@dataclass(frozen=True)
 class Sample:
     """One RAG interaction to score.
 
@@ -71,9 +79,14 @@ class Sample:
     metadata: Mapping[str, Any] = field(default_factory=dict)
     #: Claims and verdicts supplied with the input (RAGChecker fields), for ``precomputed``.
     precomputed: ClaimVerdicts | None = None
+    #: The conversation before ``user_input`` (the last user turn, which ``response``
+    #: answers), oldest first; empty for a single-turn sample. Earlier assistant turns give
+    #: the claims their meaning; they are never evidence.
+    history: tuple[Turn, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "retrieved_contexts", tuple(self.retrieved_contexts))
+        object.__setattr__(self, "history", tuple(self.history))
         _validate(self, row=None)
 
     @classmethod
@@ -115,7 +128,8 @@ class Sample:
                             ("reference", reference), ("retrieved_contexts", contexts),
                             ("id", sample_id), ("chunk_ids", chunk_ids),
                             ("relevant_ids", relevant_ids),
-                            ("metadata", dict(metadata)), ("precomputed", precomputed)):
+                            ("metadata", dict(metadata)), ("precomputed", precomputed),
+                            ("history", ())):
             object.__setattr__(sample, name, value)
         _validate(sample, row, max_chars)
         return sample
