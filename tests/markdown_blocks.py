@@ -191,6 +191,14 @@ def shell_script(block: Block) -> str:
     return "set -eo pipefail\n" + "\n".join(kept) + "\n"
 
 
+def _missing_extra(result: subprocess.CompletedProcess[str]) -> str | None:
+    """The install line of the optional extra a block stopped for, when it is not here."""
+    missing = _MISSING.search(result.stderr + result.stdout)
+    if missing:
+        return missing[1].strip()
+    return missing_module(result.stderr + result.stdout)
+
+
 class Page:
     """One page's directory and how far its blocks have run."""
 
@@ -198,6 +206,7 @@ class Page:
         self.path, self.workdir, self.cache = path, workdir, cache
         self.blocks = blocks(path)
         self.done = 0
+        self.skipped: str | None = None
         shutil.copytree(ROOT / "examples", workdir / "examples")
         for name in ("bench", "docs", "training"):  # read as a clone has them (python bench/x.py)
             if (ROOT / name).is_dir():
@@ -223,23 +232,31 @@ class Page:
             self.done += 1
             if before.runs and not before.skip and not before.server:
                 result = self._run(before, None)
+                if result is not None and result.returncode != before.exit:
+                    self._skip_if_missing_extra(result, before)
                 assert result is None or result.returncode == before.exit, (
                     f"an earlier block of the page failed ({before.name}):\n{_tail(result)}")
 
+    def _skip_if_missing_extra(self, result: subprocess.CompletedProcess[str],
+                               block: Block) -> None:
+        extra = _missing_extra(result)
+        if extra is not None:
+            # the page's later blocks build on this one: they need the extra too
+            self.skipped = f"{block.name} needs an optional extra: {extra}"
+            pytest.skip(self.skipped)
+
     def run(self, index: int, server_url: str | None) -> None:
         """Run block ``index`` (after the ones before it) and check how it ended."""
+        if self.skipped is not None:
+            pytest.skip(self.skipped)
         self.run_until(index, server_url)
         block = self.blocks[index]
         self.done = max(self.done, index + 1)
         result = self._run(block, server_url)
         if result is None:
             return
-        missing = _MISSING.search(result.stderr + result.stdout)
-        if missing and result.returncode != block.exit:
-            pytest.skip(f"needs an optional extra: {missing[1].strip()}")
-        module = missing_module(result.stderr + result.stdout)
-        if module and result.returncode != block.exit:
-            pytest.skip(f"needs an optional extra: {module}")
+        if result.returncode != block.exit:
+            self._skip_if_missing_extra(result, block)
         assert result.returncode == block.exit, (
             f"{block.name} exited {result.returncode}, expected {block.exit}:\n{_tail(result)}")
 

@@ -15,7 +15,10 @@ pd = pytest.importorskip("pandas", reason="to_pandas needs the tables extra")
 pytest.importorskip("openinference.semconv.trace", reason="needs the traces extra: "
                     "pip install '.[traces]'")
 pytest.importorskip("ijson", reason="needs the traces extra: pip install '.[traces]'")
-sdk_trace = pytest.importorskip("opentelemetry.sdk.trace", reason="needs opentelemetry-sdk")
+sdk_trace = pytest.importorskip("opentelemetry.sdk.trace", reason="needs the traces-test "
+                                "extra: pip install '.[traces-test]'")
+pytest.importorskip("opentelemetry.exporter.otlp.proto.common.trace_encoder",
+                    reason="needs the traces-test extra: pip install '.[traces-test]'")
 from click.testing import CliRunner  # noqa: E402
 from google.protobuf import json_format  # noqa: E402
 from openinference.semconv.trace import (  # noqa: E402
