@@ -6,6 +6,7 @@
   the repository.
 - ``fake_openai_server``: a local OpenAI-compatible server (``noisegauge.testing.fake_openai``).
 - ``fast_retries``: retry sleeps recorded, not slept.
+- ``phoenix_url``: a real Phoenix server for the session (extras phoenix, phoenix-test).
 - ``cache_guard``'s hooks: no test writes into the user's cache (the run fails if one does;
   what other processes do to that cache meanwhile is not checked).
 """
@@ -88,3 +89,54 @@ def fast_retries(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     monkeypatch.setattr(transport, "_sleep", virtual_sleep)
     monkeypatch.setattr(transport, "_now", lambda: time.monotonic() + offset[0])
     return delays
+
+
+#: Phoenix's own outbound calls off: the tests stay offline.
+PHOENIX_QUIET = {"PHOENIX_TELEMETRY_ENABLED": "false", "DO_NOT_TRACK": "1"}
+
+
+@pytest.fixture(scope="session")
+def phoenix_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A REAL Phoenix server (``arize-phoenix``) on 127.0.0.1, its SQLite store in a temporary
+    folder; started once for the session (each test uses a project of its own)."""
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    from batch_helpers import require_extra
+    from noisegauge.testing.children import spawn, stop
+
+    require_extra("phoenix", "phoenix-test")
+    root = tmp_path_factory.mktemp("phoenix")
+    ports = []
+    for _ in range(2):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            ports.append(int(s.getsockname()[1]))
+    log = open(root / "server.log", "wb")  # noqa: SIM115 (closed in the finally below)
+    env = {**os.environ, **PHOENIX_QUIET, "PHOENIX_WORKING_DIR": str(root),
+           "PHOENIX_HOST": "127.0.0.1", "PHOENIX_PORT": str(ports[0]),
+           "PHOENIX_GRPC_PORT": str(ports[1])}
+    # spawn: the server dies with this process, even when it is killed
+    proc = spawn([sys.executable, "-m", "phoenix.server.main", "serve"], cwd=root, stdout=log,
+                 stderr=subprocess.STDOUT, env=env)
+    url = f"http://127.0.0.1:{ports[0]}"
+    try:
+        deadline = time.monotonic() + 300  # a cold start (migrations) on a loaded machine
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/healthz", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail("phoenix server did not start: "
+                            + (root / "server.log").read_text(errors="replace")[-3000:])
+            time.sleep(0.5)
+        yield url
+    finally:
+        stop(proc, grace=10)
+        log.close()

@@ -60,6 +60,7 @@ from .paths import refuse_clobber
 from .tracking import MlflowTarget, mlflow_options, track
 
 if TYPE_CHECKING:
+    from ..integrations.phoenix import PhoenixProject
     from ..people.estimate import Estimate
 
 __all__ = ["score"]
@@ -147,6 +148,35 @@ def _open_input(path: Path, fmt: str | None, references: Path | None = None) -> 
     return Source(itertools.chain([first], rows), source.total, source.name)
 
 
+def is_phoenix(input_path: Path) -> bool:
+    """INPUT ``phoenix:PROJECT`` (a file of that name, when there is one, is read as a file)."""
+    return str(input_path).startswith("phoenix:") and not input_path.exists()
+
+
+def _open_phoenix(spec: str, url: str | None, since: str | None,
+                  references: Path | None) -> PhoenixProject:
+    from ..integrations.phoenix import PREFIX, open_project, parse_since
+
+    return open_project(spec[len(PREFIX):], url=url,
+                        since=parse_since(since) if since else None, references=references)
+
+
+def _annotate(project: PhoenixProject, report: Report) -> None:
+    """--annotate: the rows back on their root spans; a failure to write is said, the
+    scores stand (they are in --out and the summary)."""
+    from ..integrations.phoenix import annotate
+
+    try:
+        done, skipped = annotate(project, report.rows())
+    except Exception as exc:  # the server went away, refused the write: say it, keep exit code
+        error(f"--annotate: writing to phoenix:{project.project} failed ({exc})")
+        return
+    stdout().print(f"phoenix:{project.project}: annotated the root spans of {done:,} "
+                   f"trace(s)")
+    for line in skipped:
+        note(f"--annotate: not annotated: {line}")
+
+
 def _make_judge(spec: str, settings: dict[str, Any]) -> Judge:
     given = {k: v for k, v in settings.items() if v is not None}
     register_secret(given.get("api_key"))
@@ -179,10 +209,20 @@ def _make_judge(spec: str, settings: dict[str, Any]) -> Judge:
                    "openinference: OTLP/JSON trace exports (a file or a directory), one "
                    "sample per trace.")
 @click.option("--references", "references", type=click.Path(path_type=Path, dir_okay=False),
-              help="With --format openinference: a golden JSONL file (user_input, reference, "
+              help="With --format openinference or phoenix:PROJECT: a golden JSONL file (user_input, reference, "
                    "optional id and reference_context_ids) joined to the traces by question "
                    "or by an id in the trace's metadata. A trace without one is scored for "
                    "faithfulness; its other metrics are undefined ('no reference').")
+@click.option("--phoenix-url", metavar="URL",
+              help="With INPUT phoenix:PROJECT: the Phoenix server (default: Phoenix's own, "
+                   "PHOENIX_COLLECTOR_ENDPOINT or http://localhost:6006).")
+@click.option("--since", metavar="TIME",
+              help="With phoenix:PROJECT: only traces that started at TIME or later (ISO "
+                   "8601, UTC unless it says otherwise) or that long ago (90m, 24h, 7d).")
+@click.option("--annotate", is_flag=True,
+              help="With phoenix:PROJECT: write each trace's noise sensitivity (both modes), "
+                   "hallucination and faithfulness back as annotations on its root span, "
+                   "with the claims and the chunk ids they leaked from as the explanation.")
 @click.option("--allow-no-reference", is_flag=True,
               help="Score rows without a reference (any input format) for faithfulness, "
                    "their other metrics undefined ('no reference'), instead of error rows.")
@@ -249,7 +289,8 @@ def _make_judge(spec: str, settings: dict[str, Any]) -> Judge:
 def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str | None,
           api_key: str | None, timeout: float | None, max_retries: int | None, out: Path | None,
           out_format: str | None, report_path: Path | None, input_format: str | None,
-          references: Path | None, allow_no_reference: bool, metrics: str | None,
+          references: Path | None, phoenix_url: str | None, since: str | None,
+          annotate: bool, allow_no_reference: bool, metrics: str | None,
           fail_above: tuple[str, ...], fail_below: tuple[str, ...], max_error_rate: float | None,
           allow_errors: bool, max_consecutive_failures: int, max_chars: int, concurrency: int,
           no_canaries: bool, output_mode: str | None, max_concurrency: int | None,
@@ -259,7 +300,8 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
           labels_path: Path | None, gate_on: str,
           config_path: Path | None, junit_path: Path | None,
           markdown_path: Path | None, mlflow: MlflowTarget | None) -> None:
-    """Score every row of INPUT (JSONL, JSON, RAGChecker JSON, CSV, Parquet).
+    """Score every row of INPUT (JSONL, JSON, RAGChecker JSON, CSV, Parquet), or every
+    trace of a Phoenix project (INPUT phoenix:PROJECT).
 
     Fields: user_input/question/query, response/answer, reference/ground_truth/gt_answer,
     retrieved_contexts/contexts/retrieved_context. In CSV, contexts are a JSON list:
@@ -274,6 +316,12 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
     (--allow-errors: 0); 4 a crash (a bug); 130 interrupted.
     """
     gates = parse_gates(fail_above, "above") + parse_gates(fail_below, "below")
+    phoenix = is_phoenix(input_path)
+    if not phoenix and (phoenix_url or since or annotate):
+        raise click.UsageError("--phoenix-url, --since and --annotate go with INPUT "
+                               "phoenix:PROJECT")
+    if phoenix and input_format is not None:
+        raise click.UsageError("phoenix:PROJECT is read from the server: leave out --format")
     if no_cache and cache_path is not None:
         raise click.UsageError("--cache and --no-cache contradict each other")
     refuse_clobber({"--out": out, "--report": report_path, "--junit": junit_path,
@@ -313,6 +361,8 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
     started = time.monotonic()
     with cli_logging(quiet):
         try:
+            project = _open_phoenix(str(input_path), phoenix_url, since, references) \
+                if phoenix else None
             report, cache_file, judge, canaries = _run(
                 input_path, input_format, judge_spec, settings, metrics, gates, cache_path,
                 no_cache, out=out, out_format=out_format, restart=restart, strict=strict,
@@ -321,7 +371,8 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
                 references=references, allow_no_reference=allow_no_reference,
                 compat=check_compat(compat), canaries_on=not no_canaries,
                 keep_rows=report_path is not None or ci_files or labels_path is not None
-                or mlflow is not None,
+                or mlflow is not None or annotate,
+                source=project.source if project is not None else None,
                 people_labels=labels_path,
                 scale={"engine": engine, "ray_address": ray_address, "workers": workers},
                 relevance_opts={"relevance": relevance, "relevant_ids": relevant_ids})
@@ -348,6 +399,8 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
                          junit=junit_path, markdown=markdown_path,
                          judges=_judges_with(report, canaries),
                          elapsed=time.monotonic() - started)
+    if annotate and project is not None:
+        _annotate(project, report)
     est = _estimate(report, labels_path) if labels_path is not None else None
     code = _finish(report.stats, gates, out, cache_file, max_error_rate, allow_errors,
                    (judge,), canaries, est, gate_on)
@@ -421,8 +474,9 @@ def _run(input_path: Path, input_format: str | None, judge_spec: str, settings: 
          relevance_opts: dict[str, Any] | None = None,
          people_labels: Path | None = None,
          references: Path | None = None,
-         allow_no_reference: bool = False) -> tuple[Report, Path | None, Judge, CanaryReport]:
-    source = _open_input(input_path, input_format, references)
+         allow_no_reference: bool = False,
+         source: Source | None = None) -> tuple[Report, Path | None, Judge, CanaryReport]:
+    source = source or _open_input(input_path, input_format, references)
     if allow_no_reference:
         source = without_references(source)
     judge = _make_judge(judge_spec, settings)
