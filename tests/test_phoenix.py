@@ -186,3 +186,55 @@ def test_since_and_unknown_project(phoenix_url: str, tmp_path: Path) -> None:
     assert later.returncode == 2 and "no traces started since 2999-01-01" in later.stderr
     missing = _cli(["score", "phoenix:no-such-project", *base], tmp_path)
     assert missing.returncode == 2 and "no-such-project" in missing.stderr
+
+
+def test_noisegauge_as_a_phoenix_experiment_evaluator(phoenix_url: str) -> None:
+    from phoenix.client.experiments import run_experiment
+
+    from noisegauge import Sample, score_sample
+    from noisegauge.integrations.phoenix_evaluator import make_evaluators
+
+    client = Client(base_url=phoenix_url)
+    examples = [
+        {"input": {"question": "How long do refunds take?"},
+         "output": {"reference": "Refunds are accepted within 30 days of purchase."},
+         "metadata": {"docs": ["r1", "r2"]}},
+        {"input": {"question": "How long does shipping to Canada take?"}, "output": {},
+         "metadata": {"docs": ["s1"]}},
+    ]
+    dataset = client.datasets.create_dataset(
+        name=f"support-{uuid.uuid4().hex[:8]}", inputs=[e["input"] for e in examples],
+        outputs=[e["output"] for e in examples], metadata=[e["metadata"] for e in examples])
+    answers = {"How long do refunds take?": "Refunds are accepted within 14 days.",
+               "How long does shipping to Canada take?":
+               "Shipping to Canada takes five business days."}
+
+    def task(input: dict[str, Any], metadata: dict[str, Any]) -> dict[str, Any]:
+        return {"response": answers[input["question"]],
+                "retrieved_contexts": [D[i] for i in metadata["docs"]],
+                "retrieved_context_ids": metadata["docs"]}
+
+    names = ["noise_sensitivity_relevant", "noise_sensitivity_irrelevant", "faithfulness"]
+    ran = run_experiment(dataset=dataset, task=task, client=client, print_summary=False,
+                         evaluators=make_evaluators("lexical", names))
+    runs = {r["id"]: r for r in ran["task_runs"]}
+    by_question: dict[str, dict[str, Any]] = {}
+    for ev in ran["evaluation_runs"]:
+        question = runs[ev.experiment_run_id]["output"]["response"]
+        by_question.setdefault(question, {})[ev.name] = ev.result
+    assert len(by_question) == 2
+    # the same numbers as scoring the samples directly
+    direct = score_sample(Sample(user_input="How long do refunds take?",
+                                 response=answers["How long do refunds take?"],
+                                 reference=GOLDEN[0]["reference"],
+                                 retrieved_contexts=(D["r1"], D["r2"])), "lexical")
+    refunds = by_question[answers["How long do refunds take?"]]
+    for name in names:
+        assert refunds[f"noisegauge.{name}"]["score"] == pytest.approx(direct.value(name))
+    leaked = [refunds[f"noisegauge.{n}"] for n in names[:2]
+              if refunds[f"noisegauge.{n}"]["score"] == 1.0]
+    assert leaked and "(from r2)" in leaked[0]["explanation"]
+    shipping = by_question[answers["How long does shipping to Canada take?"]]
+    assert shipping["noisegauge.faithfulness"]["score"] == 1.0
+    ns = shipping["noisegauge.noise_sensitivity_relevant"]
+    assert (ns["score"], ns["label"], ns["explanation"]) == (None, "undefined", "no reference")
