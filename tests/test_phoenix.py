@@ -217,6 +217,8 @@ def test_noisegauge_as_a_phoenix_experiment_evaluator(phoenix_url: str) -> None:
     names = ["noise_sensitivity_relevant", "noise_sensitivity_irrelevant", "faithfulness"]
     ran = run_experiment(dataset=dataset, task=task, client=client, print_summary=False,
                          evaluators=make_evaluators("lexical", names))
+    ran = client.experiments.get_experiment(experiment_id=ran["experiment_id"])  # as stored
+    assert len(ran["evaluation_runs"]) == 2 * len(names)
     runs = {r["id"]: r for r in ran["task_runs"]}
     by_question: dict[str, dict[str, Any]] = {}
     for ev in ran["evaluation_runs"]:
@@ -238,3 +240,53 @@ def test_noisegauge_as_a_phoenix_experiment_evaluator(phoenix_url: str) -> None:
     assert shipping["noisegauge.faithfulness"]["score"] == 1.0
     ns = shipping["noisegauge.noise_sensitivity_relevant"]
     assert (ns["score"], ns["label"], ns["explanation"]) == (None, "undefined", "no reference")
+
+
+def test_since_leaves_out_traces_begun_before_it_and_says_so(phoenix_url: str,
+                                                             tmp_path: Path) -> None:
+    """A trace whose root started before --since but whose spans run past it is half a
+    trace: left out whole, and the log names it."""
+    from datetime import datetime, timedelta, timezone
+
+    project = f"cut-{uuid.uuid4().hex[:8]}"
+    provider = TracerProvider(resource=Resource({ResourceAttributes.PROJECT_NAME: project}))
+    provider.add_span_processor(SimpleSpanProcessor(
+        OTLPSpanExporter(endpoint=f"{phoenix_url}/v1/traces")))
+    tracer = provider.get_tracer("support-bot")
+    start = datetime.now(timezone.utc) - timedelta(hours=3)
+    ns = int(start.timestamp()) * 10**9
+    with tracer.start_as_current_span("rag", start_time=ns, attributes={
+            KIND: K.CHAIN.value, SpanAttributes.INPUT_VALUE: "How long do refunds take?",
+            SpanAttributes.OUTPUT_VALUE: "Refunds are accepted within 30 days."}) as root:
+        later = ns + 2 * 3600 * 10**9  # its retriever ran two hours in
+        with tracer.start_as_current_span("retrieve", start_time=later, attributes={
+                KIND: K.RETRIEVER.value, **_docs(SpanAttributes.RETRIEVAL_DOCUMENTS, ["r1"])}):
+            pass
+        cut = format(root.get_span_context().trace_id, "032x")
+    _rag(tracer, "How long does shipping to Canada take?",
+         "Shipping to Canada takes five business days.", [["s1"]])
+    assert provider.force_flush(30_000)
+    provider.shutdown()
+    since = (start + timedelta(hours=1)).isoformat()
+    done = _cli(["score", f"phoenix:{project}", "--phoenix-url", phoenix_url, "--since", since,
+                 "--out", "r.jsonl", "--no-cache"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    rows = _rows(tmp_path / "r.jsonl")
+    assert len(rows) == 1 and cut not in rows
+    said = " ".join(done.stderr.split())  # the log line as rich wrapped it, unwrapped
+    assert f"1 trace(s) started before --since and are left out: {cut}" in said
+
+
+def test_parse_since() -> None:
+    from datetime import datetime, timezone
+
+    from noisegauge.errors import InvalidInput
+    from noisegauge.integrations.phoenix import parse_since
+
+    now = datetime(2026, 12, 5, 12, 0, tzinfo=timezone.utc)
+    assert parse_since("90m", now) == datetime(2026, 12, 5, 10, 30, tzinfo=timezone.utc)
+    assert parse_since("2d", now) == datetime(2026, 12, 3, 12, 0, tzinfo=timezone.utc)
+    assert parse_since("2026-12-01T08:00:00Z") == datetime(2026, 12, 1, 8, tzinfo=timezone.utc)
+    assert parse_since("2026-12-01") == datetime(2026, 12, 1, tzinfo=timezone.utc)  # UTC
+    with pytest.raises(InvalidInput, match="ISO 8601 time"):
+        parse_since("yesterday")
