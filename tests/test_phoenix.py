@@ -178,10 +178,17 @@ def test_since_and_unknown_project(phoenix_url: str, tmp_path: Path) -> None:
     project = f"since-{uuid.uuid4().hex[:8]}"
     _send(phoenix_url, project, tmp_path)
     base = ["--phoenix-url", phoenix_url, "--allow-errors", "--no-cache", "-q"]
-    recent = _cli(["score", f"phoenix:{project}", "--since", "1h", "--out", "r.jsonl", *base],
-                  tmp_path)
-    assert recent.returncode == 0, recent.stderr
+    for out in ("r.jsonl", "again.jsonl"):  # annotated twice: updated, not piled up
+        recent = _cli(["score", f"phoenix:{project}", "--since", "1h", "--annotate",
+                       "--out", out, *base], tmp_path)
+        assert recent.returncode == 0, recent.stderr
     assert len(_rows(tmp_path / "r.jsonl")) == 3
+    client = Client(base_url=phoenix_url)
+    roots = [s["context"]["span_id"]
+             for s in client.spans.get_spans(project_identifier=project, parent_id="null")]
+    found = client.spans.get_span_annotations(span_ids=roots, project_identifier=project)
+    keys = [(a["span_id"], a["name"]) for a in found]
+    assert len(keys) == len(set(keys)) == 2 * 4 + 1  # two scored traces, one error row
     later = _cli(["score", f"phoenix:{project}", "--since", "2999-01-01", *base], tmp_path)
     assert later.returncode == 2 and "no traces started since 2999-01-01" in later.stderr
     missing = _cli(["score", "phoenix:no-such-project", *base], tmp_path)
