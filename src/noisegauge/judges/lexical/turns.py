@@ -194,9 +194,32 @@ def _replace_slot(previous: str, new: str) -> str | None:
 
 # -- the entity the turns name -------------------------------------------------------------
 
+_EN_NAMED = re.compile(
+    r"\b(?P<det>[Tt]he\s+)?(?P<name>(?:[A-Z][\w'+-]*|(?=[A-Z0-9-]*[A-Z])(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]+)"
+    r"(?:\s+[A-Z][\w'+-]*)*)"
+    r"(?:\s+(?!(?:the|a|an|of|to|for|in|on|and|or|it|they)\b)(?P<head>[a-z][a-z-]+))?")
+
+
+def named_entity(text: str) -> str | None:
+    """The first name inside the first sentence, with its head noun ("Can I cancel the Pro
+    plan anytime?" -> "the Pro plan"); a sentence's first word counts only when a head noun
+    follows it ("Annual plans ..."), never a question word or pronoun."""
+    first = next((s for s in re.split(r"(?<=[.?!？])\s+", " ".join(text.split())) if s), "")
+    for m in _EN_NAMED.finditer(first):
+        name, head = m.group("name"), m.group("head")
+        if head is not None and (head in _AUX or head in _EN_STOP or head.endswith("ed")):
+            head = None
+        initial = m.start("name") == 0
+        if name.split()[0].lower() in _EN_QUESTION | _EN_STOP | {"i"} or (initial and head is None):
+            continue
+        det = (m.group("det") or "").lower()
+        return f"{det}{name}{' ' + head if head else ''}"
+    return None
+
+
 def entity_of(text: str) -> str | None:
-    """The thing a question or sentence is about: its subject noun phrase ("Does the Starter
-    plan include...?" -> "the Starter plan"; "스타터 요금제에 ...?" -> "스타터 요금제")."""
+    """The thing a question or sentence is about: its subject noun phrase ("How long can
+    annual plans be refunded?" -> "annual plans"; "스타터 요금제에 ...?" -> "스타터 요금제")."""
     first = next((s for s in re.split(r"(?<=[.?!？])\s+", " ".join(text.split())) if s), "")
     if not first:
         return None
@@ -225,8 +248,8 @@ def entity_of(text: str) -> str | None:
     out = []
     while k < len(words) and len(out) < 5:
         w = words[k].strip(",.?!;:\"'")
-        if not w or w.lower() in _AUX or w.lower() in _EN_STOP or (w.lower().endswith("ed") \
-                and out):
+        if not w or w.lower() in _AUX or w.lower() in _EN_STOP or w.lower().endswith("ed") \
+                and out:
             break
         out.append(w)
         k += 1
@@ -236,9 +259,11 @@ def entity_of(text: str) -> str | None:
 
 
 def _entities(question: str, history: Sequence[Turn]) -> list[str]:
-    """The entities of the (standalone) question and of the earlier turns, nearest first."""
-    found = (entity_of(text) for text in
-             (question, *(t.content for t in reversed(history) if t.role != "system")))
+    """The entities of the (standalone) question and of the earlier turns, nearest first;
+    in English the named ones ("the Pro plan") before the plain subjects ("seats")."""
+    texts = [question, *(t.content for t in reversed(history) if t.role != "system")]
+    found = [named_entity(t) for t in texts if not _korean(t)]
+    found += [entity_of(t) for t in texts]
     return list(dict.fromkeys(e for e in found if e))
 
 
