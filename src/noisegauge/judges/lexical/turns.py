@@ -231,6 +231,8 @@ def entity_of(text: str) -> str | None:
             if not _HANGUL.search(w) and not w[:1].isalpha():
                 break
             stem, particle = _ko_stem(w)
+            if len(stem) < 2 and particle:  # "프로" is a word, not "프" + "로"
+                stem, particle = w.rstrip("?？.!,"), ""
             if stem in _KO_QUESTION or stem in ("그것", "그거", "이것", "그", "이"):
                 return None
             out.append(stem)
@@ -248,11 +250,13 @@ def entity_of(text: str) -> str | None:
     out = []
     while k < len(words) and len(out) < 5:
         w = words[k].strip(",.?!;:\"'")
-        if not w or w.lower() in _AUX or w.lower() in _EN_STOP or w.lower().endswith("ed") \
-                and out:
+        if not w or w.lower() in _AUX or w.lower() in _EN_STOP \
+                or (w.lower().endswith("ed") and out):
             break
         out.append(w)
         k += 1
+    if k >= len(words) and len(out) > 1 and words[0].lower() in ("do", "does", "did"):
+        out.pop()  # "Do gift cards expire?": the last word is the verb
     if not out or out[0].lower() in ("it", "they", "this", "that", "he", "she", "i", "you", "we"):
         return None
     return det + " ".join(out)
@@ -383,4 +387,14 @@ def conversational_spans(text: str, question: str | None,
         only = spans[0]
         spans = [ClaimSpan(f"{asked.rstrip(' ?？')}? {only.text}", only.start, only.end)]
     entities = _entities(asked or "", history)
-    return [ClaimSpan(resolve_claim(c.text, entities), c.start, c.end) for c in spans]
+    return [ClaimSpan(_resolve_glued(c.text, entities), c.start, c.end) for c in spans]
+
+
+def _resolve_glued(claim: str, entities: Sequence[str]) -> str:
+    """``resolve_claim``; for a "question? answer" claim, on its answer: that part is what
+    the judge checks ("Do gift cards expire? They expire..." -> "... Gift cards expire...")."""
+    head, sep, answer = claim.rpartition("? ")
+    if sep and head:
+        resolved = resolve_claim(answer, entities)
+        return f"{head}? {resolved}" if resolved != answer else claim
+    return resolve_claim(claim, entities)
