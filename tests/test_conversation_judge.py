@@ -311,3 +311,21 @@ def test_llm_judge_reads_the_history_in_its_extraction_call(fake_openai_server: 
     assert "<history>" not in plain.first_user
     assert plain.messages[0]["content"] == prompts.extract_messages({}, None)[0]["content"]
     assert judge.conversation_version.startswith("ng-conv-1:")
+
+
+@pytest.mark.parametrize("text", ["", "?", "Yes.", "네", "It.", "그건 ", "The same plan.",
+                                  "it's hard to say", "이 플랜은 좋아요"])
+@pytest.mark.parametrize("question", ["", "?", "And?", "그럼요?", "Does it?", "What about?"])
+def test_odd_turns_never_break_extraction(text: str, question: str) -> None:
+    history = (Turn("system", "Be nice."), Turn("user", "?"), Turn("assistant", ""),
+               Turn("user", "Does the Pro plan include SSO?"))
+    for spans in (conversational_spans(text, question, history),
+                  conversational_spans(text, question, ())):
+        assert all(0 <= c.start <= c.end <= len(text) for c in spans)
+
+
+def test_an_it_that_stands_for_nothing_is_left_alone() -> None:
+    spans = conversational_spans("It's hard to say. It is great that you asked.",
+                                 "Does the Pro plan include SSO?", STARTER)
+    assert [c.text for c in spans] == [c.text for c in extract_spans(
+        "It's hard to say. It is great that you asked.", "Does the Pro plan include SSO?")]

@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .split import _AUX, ClaimSpan, extract_spans
+from .split import _AUX, _FILLER, ClaimSpan, extract_spans
 
 if TYPE_CHECKING:
     from ...samples import Turn
@@ -48,10 +48,13 @@ _EN_STOP = frozenset(["the", "a", "an", "of", "to", "in", "on", "for", "with", "
                       "at", "from", "be", "not", "no", "yes", "i", "you", "we", "my", "your",
                       "our", "it", "they", "this", "that", "these", "those", "there", "if",
                       "than", "then", "how", "what", "when", "which", "who", "why", "where",
-                      "get", "i'm", "me"])
+                      "get", "i'm", "me", "some", "many", "most", "all", "each", "every",
+                      "first", "again", "else", "more"])
 _EN_PRONOUN = re.compile(
     r"^(?P<yes>(?:yes|yeah|yep|no|nope|sure|correct|right|indeed)\b[,.!]?\s+)?"
-    r"(?P<p>it|they|its|their)\b(?!\s+(?:depends|seems|looks)\b)", re.IGNORECASE)
+    r"(?P<p>it|they|its|their)\b(?!\s+(?:depends|seems|looks)\b)"
+    # "It's hard to say", "it was clear that...": an "it" that stands for nothing
+    r"(?!(?:\s*'s|\s+is|\s+was)\s+(?:\w+\s+){0,2}?(?:to|that|because|like)\b)", re.IGNORECASE)
 _EN_ASKED_PRONOUN = re.compile(
     r"^(?P<q>(?:(?:and|so|but|what|how|does|do|did|is|are|was|were|can|could|will|would|"
     r"much|long|many|when|where|which)\s+){1,3})(?P<p>it|they|its|their)\b", re.IGNORECASE)
@@ -210,7 +213,11 @@ def named_entity(text: str) -> str | None:
         if head is not None and (head in _AUX or head in _EN_STOP or head.endswith("ed")):
             head = None
         initial = m.start("name") == 0
-        if name.split()[0].lower() in _EN_QUESTION | _EN_STOP | {"i"} or (initial and head is None):
+        # A sentence's capitalised first word is a name only before a noun such as "plans"
+        # ("Annual plans ..."), not before any word ("Maybe so", "People love").
+        if name.split()[0].lower() in _EN_QUESTION | _EN_STOP | _FILLER | {"i"} \
+                or name.lower().startswith(("i'", "i’")) \
+                or (initial and (head is None or head not in _EN_GENERIC)):
             continue
         det = (m.group("det") or "").lower()
         return f"{det}{name}{' ' + head if head else ''}"
@@ -233,7 +240,7 @@ def entity_of(text: str) -> str | None:
             stem, particle = _ko_stem(w)
             if len(stem) < 2 and particle:  # "프로" is a word, not "프" + "로"
                 stem, particle = w.rstrip("?？.!,"), ""
-            if stem in _KO_QUESTION or stem in ("그것", "그거", "이것", "그", "이"):
+            if stem in _KO_QUESTION or stem in _FILLER or stem in ("그것", "그거", "이것", "그", "이"):
                 return None
             out.append(stem)
             if particle:
@@ -241,6 +248,12 @@ def entity_of(text: str) -> str | None:
         else:
             return None
         return " ".join(out) if out and len(out) <= 3 else None
+    if words[0].lower() in ("who", "whom", "whose") or (
+            words[0].lower() in ("what", "which") and len(words) > 1
+            and words[1].lower() not in _AUX):
+        # "Who did the cinematography?": what follows is the object; "What year was...?":
+        # the noun is what is asked, not what the answer is about
+        return None
     k = 0
     det = ""
     while k < len(words) and words[k].lower().strip(",") in _EN_QUESTION:
@@ -257,7 +270,10 @@ def entity_of(text: str) -> str | None:
         k += 1
     if k >= len(words) and len(out) > 1 and words[0].lower() in ("do", "does", "did"):
         out.pop()  # "Do gift cards expire?": the last word is the verb
-    if not out or out[0].lower() in ("it", "they", "this", "that", "he", "she", "i", "you", "we"):
+    # Only a question's subject (a statement's first words in chat are as often "yep doing
+    # good"), and never an interjection or a pronoun.
+    if not out or not first.rstrip().endswith("?") or any(w.lower() in _FILLER for w in out) \
+            or out[0].lower() in ("it", "they", "this", "that", "he", "she", "i", "you", "we"):
         return None
     return det + " ".join(out)
 
@@ -284,6 +300,11 @@ def _pick(entities: Sequence[str], noun: str | None) -> str | None:
     return entities[0] if entities and noun.lower() in generic else None
 
 
+def _plural(entity: str) -> bool:
+    last = entity.split()[-1]
+    return last.islower() and last.endswith("s") and not last.endswith("ss")
+
+
 def _capital(entity: str) -> str:
     return entity[:1].upper() + entity[1:]
 
@@ -303,25 +324,29 @@ def resolve_claim(claim: str, entities: Sequence[str]) -> str:
         m = _KO_SAME.search(claim)
         picked = _pick(entities, m.group("n")) if m is not None else None
         if m is not None and picked is not None and picked not in claim:
-            entity = picked
-            body = claim
-            if m.start() > 0:
-                yes = re.match(r"^(?:네|예|아니요|아뇨)[,.!]?\s+", claim)
-                if yes is not None and yes.end() == m.start():
-                    body = claim[m.start():]
-                    m = _KO_SAME.search(body)
-                    assert m is not None
-            particle = m.group("j") or ""
-            return body[:m.start()] + entity + _josa(entity, particle) + body[m.end():]
+            yes = re.match(r"^(?:네|예|아니요|아뇨)[,.!]?\s+", claim)
+            # "네, 그 요금제는 ...": the yes goes with the pronoun it answered for
+            start = yes.end() if yes is not None and yes.end() == m.start() else 0
+            return claim[start:m.start()] + picked + _josa(picked, m.group("j") or "") \
+                + claim[m.end():]
         return _ko_topic(claim, entities[0])
     m = _EN_PRONOUN.match(claim)
-    if m is not None:
+    if m is not None and m.group("p").lower() in ("it", "its"):
+        # "it" is not a plural common noun ("the main actors")
+        entities = [e for e in entities if not _plural(e)]
+    if m is not None and entities:
         entity = entities[0]
         if entity.lower() in claim.lower():
             return claim
         possessive = m.group("p").lower() in ("its", "their")
-        return _capital(entity) + ("'s" if possessive else "") + claim[m.end():]
+        rest = claim[m.end():]
+        if rest[:2] in ("'s", "’s") and not possessive:
+            rest = " is" + rest[2:]  # "it's" is "it is"
+        return _capital(entity) + ("'s" if possessive else "") + rest
     m = _EN_SAME.search(claim)
+    if m is not None and not m.group("det").lower().startswith("the") and re.match(
+            r"^(?:(?:yes|yeah|no|sure)\b[,.!]?\s+)?$", claim[:m.start()], re.IGNORECASE) is None:
+        m = None  # "this one" inside a sentence is as often deictic: only "the same X" there
     picked = _pick(entities, m.group("n")) if m is not None else None
     if m is not None and picked is not None and picked.lower() not in claim.lower():
         entity = picked
@@ -364,7 +389,7 @@ def _follow_up(question: str, previous: str | None, history: Sequence[Turn]) -> 
     x = _ellipsis(question)
     if x is not None and previous:
         replaced = _replace_slot(previous, x)
-        return replaced if replaced is not None else f"{previous} {question}"
+        return replaced if replaced is not None else question
     if x is None and previous:
         entities = _entities(previous, history)
         m = _EN_ASKED_PRONOUN.match(question)
