@@ -85,6 +85,9 @@ def test_detail_carried_from_another_plan_is_a_hallucination_not_noise() -> None
     [claim] = row["response_claims"]
     assert claim["text"] == "The Starter plan includes 24/7 phone support."
     assert claim["bucket"] == "hallucination" and claim["entailed_by"] == []
+    # ...with its detail marked as the Business chunk's (the earlier turn names the plan asked
+    # about, which the misattribution hints read).
+    assert claim["misattributed_from"] == [1]
     assert row["metrics"]["noise_sensitivity_irrelevant"] == 0.0
     assert row["metrics"]["hallucination"] == 1.0
     # The reference, written for the last turn only, is read with the same history.
