@@ -221,6 +221,11 @@ def test_wrappers_forward_the_capability() -> None:
                                                            REFUND)) == \
             ["How long can monthly plans be refunded? Seven days."]
     assert not isinstance(FaultyJudge(PlainJudge(), "x"), ConversationalExtractor)
+    # The fault fires on a conversational extraction too.
+    failing = FaultyJudge(inner, "monthly", mode="fail")
+    with pytest.raises(ConnectionError):
+        asyncio.run(failing.extract_in_conversation("Seven days.", "And for monthly plans?",
+                                                    REFUND))
 
 
 def test_cache_keys_conversational_extraction_by_history_only(tmp_path: Path) -> None:
