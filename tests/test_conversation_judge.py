@@ -337,3 +337,19 @@ def test_an_it_that_stands_for_nothing_is_left_alone() -> None:
                                  "Does the Pro plan include SSO?", STARTER)
     assert [c.text for c in spans] == [c.text for c in extract_spans(
         "It's hard to say. It is great that you asked.", "Does the Pro plan include SSO?")]
+
+
+def test_report_view_highlights_a_standalone_claim_in_its_sentence() -> None:
+    from noisegauge.report.data import ChunkTable, sample_view
+
+    row = {"index": 0, "status": "ok", "metrics": {},
+           "input": {"user_input": "And for monthly plans?", "response": "Seven days.",
+                     "reference": "Monthly plans: 7 days.", "retrieved_contexts": [],
+                     "history": [{"role": "user", "content": "How long can annual plans be refunded?"},
+                                 {"role": "assistant", "content": "30 days."}]},
+           "response_claims": [{"text": "Monthly plans can be refunded within seven days.",
+                                "bucket": "self_knowledge", "correct": True}]}
+    view = sample_view(row, 0, (), ChunkTable())
+    assert view["c"][0]["sp"] == [0, 10]
+    row["input"] = {**row["input"], "history": []}
+    assert "sp" not in sample_view(row, 0, (), ChunkTable())["c"][0]
