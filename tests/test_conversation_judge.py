@@ -353,3 +353,24 @@ def test_report_view_highlights_a_standalone_claim_in_its_sentence() -> None:
     assert view["c"][0]["sp"] == [0, 10]
     row["input"] = {**row["input"], "history": []}
     assert "sp" not in sample_view(row, 0, (), ChunkTable())["c"][0]
+
+
+def test_answer_relevancy_in_a_chat_costs_no_extra_call(fake_openai_server: Any) -> None:
+    """In a chat the LLM extracts with the history; Answer Relevancy's questions then come
+    from rules over those standalone claims, with no call of their own."""
+    pytest.importorskip("openai")
+    from noisegauge import AnswerRelevancy, NoiseSensitivity
+
+    judge = get_judge("openai:fake", base_url=fake_openai_server.url, api_key="sk-test")
+    sample = Sample(user_input="Does it include phone support?",
+                    response="The Starter plan includes 24/7 phone support.",
+                    reference="The Starter plan only includes email support.",
+                    retrieved_contexts=["Starter plan: email support only."], history=STARTER)
+    report = evaluate([sample], [NoiseSensitivity(judge=judge),
+                                 AnswerRelevancy(judge=judge, embeddings="hashing")],
+                      cache=False, progress=False)
+    requests = fake_openai_server.chat_requests()
+    assert len(requests) == 2 and "<history>" in requests[0].first_user
+    assert "Ask: " not in requests[0].first_user
+    ev = report.results[0].relevancy
+    assert ev is not None and ev.source == "rules" and ev.questions
