@@ -374,3 +374,16 @@ def test_answer_relevancy_in_a_chat_costs_no_extra_call(fake_openai_server: Any)
     assert "Ask: " not in requests[0].first_user
     ev = report.results[0].relevancy
     assert ev is not None and ev.source == "rules" and ev.questions
+
+
+def test_an_echo_keeps_its_pronoun_and_a_far_entity_is_not_taken() -> None:
+    assert [c.text for c in conversational_spans("It costs $10.", "Is it cheap?", STARTER)] == \
+        ["The Starter plan costs $10."]
+    assert [c.text for c in conversational_spans("Yes it was. It certainly is.",
+                                                 "Was it cheap?", STARTER)] == \
+        ["Yes it was.", "It certainly is."]
+    # The plan was named four turns back: too far for a pronoun.
+    long_ago = (*STARTER, Turn("user", "hello"), Turn("assistant", "hi there"),
+                Turn("user", "ok"), Turn("assistant", "anything else?"))
+    assert [c.text for c in conversational_spans("It costs $10.", "so?", long_ago)] == \
+        ["It costs $10."]

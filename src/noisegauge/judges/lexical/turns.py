@@ -49,7 +49,8 @@ _EN_STOP = frozenset(["the", "a", "an", "of", "to", "in", "on", "for", "with", "
                       "our", "it", "they", "this", "that", "these", "those", "there", "if",
                       "than", "then", "how", "what", "when", "which", "who", "why", "where",
                       "get", "i'm", "me", "some", "many", "most", "all", "each", "every",
-                      "first", "again", "else", "more"])
+                      "first", "again", "else", "more", "anything", "something", "everything",
+                      "nothing", "anyone", "someone", "everyone", "there", "here"])
 _EN_PRONOUN = re.compile(
     r"^(?P<yes>(?:yes|yeah|yep|no|nope|sure|correct|right|indeed)\b[,.!]?\s+)?"
     r"(?P<p>it|they|its|their)\b(?!\s+(?:depends|seems|looks)\b)"
@@ -278,10 +279,16 @@ def entity_of(text: str) -> str | None:
     return det + " ".join(out)
 
 
+#: Earlier turns read for the entity a pronoun stands for: the last exchange and the user
+#: turn before it (a pronoun seldom reaches further back, and a wrong entity is worse than none).
+ENTITY_TURNS = 3
+
+
 def _entities(question: str, history: Sequence[Turn]) -> list[str]:
-    """The entities of the (standalone) question and of the earlier turns, nearest first;
-    in English the named ones ("the Pro plan") before the plain subjects ("seats")."""
-    texts = [question, *(t.content for t in reversed(history) if t.role != "system")]
+    """The entities of the (standalone) question and of the last earlier turns, nearest
+    first; in English the named ones ("the Pro plan") before the plain subjects ("seats")."""
+    turns = [t.content for t in history if t.role != "system"][-ENTITY_TURNS:]
+    texts = [question, *reversed(turns)]
     found = [named_entity(t) for t in texts if not _korean(t)]
     found += [entity_of(t) for t in texts]
     return list(dict.fromkeys(e for e in found if e))
@@ -331,6 +338,11 @@ def resolve_claim(claim: str, entities: Sequence[str]) -> str:
                 + claim[m.end():]
         return _ko_topic(claim, entities[0])
     m = _EN_PRONOUN.match(claim)
+    if m is not None and len([w for w in re.findall(r"[\w'-]+", claim[m.end():].lower())
+                              if w not in _EN_STOP and w not in _AUX and w not in _FILLER
+                              and w not in ("'s", "certainly", "really", "very", "definitely",
+                                            "indeed", "absolutely", "still")]) < 1:
+        return claim  # "Yes it was.", "It certainly is.": an echo that says nothing of its own
     if m is not None and m.group("p").lower() in ("it", "its"):
         # "it" is not a plural common noun ("the main actors")
         entities = [e for e in entities if not _plural(e)]
