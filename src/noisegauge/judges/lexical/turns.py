@@ -161,7 +161,7 @@ def _replace_slot(previous: str, new: str) -> str | None:
         head = _ko_stem(new_words[-1])[0]
         for h, w in enumerate(words):
             stem, particle = _ko_stem(w)
-            if (stem == head and h > 0) or (stem == head and len(new_words) == 1):
+            if stem == head:
                 m = h
                 while m > 0 and _HANGUL.search(words[m - 1]) and _ko_stem(words[m - 1])[1] == "" \
                         and words[m - 1] not in _KO_QUESTION and len(new_words) > 1:
