@@ -380,3 +380,21 @@ def test_noise_sensitivity_end_to_end(model_dir: Path, monkeypatch: pytest.Monke
     assert result.value("context_precision") == pytest.approx(1 / 2)
     assert result.usage.calls == 2 + 2  # 2 fake extractions + 2 NLI batches (one per check_many)
     assert seen["rows"] > 0
+
+
+def test_conversational_extraction_is_the_extractors(model_dir: Path) -> None:
+    from noisegauge.judges.base import ConversationalExtractor
+    from noisegauge.samples import Turn
+
+    history = (Turn("user", "How long can annual plans be refunded?"), Turn("assistant", "30 days."))
+    lexical = load(model_dir, extractor="lexical")
+    assert isinstance(lexical, ConversationalExtractor)
+    assert lexical.conversation_version == get_judge("lexical").conversation_version  # type: ignore[attr-defined]
+    assert asyncio.run(lexical.extract_in_conversation(
+        "Seven days.", "And for monthly plans?", history)) == [
+        "How long can monthly plans be refunded? Seven days."]
+    # An extractor that reads no history gives its plain claims.
+    fake = load(model_dir)
+    assert asyncio.run(fake.extract_in_conversation("Seven days.", "And for monthly plans?",
+                                                    history)) == \
+        asyncio.run(fake.extract("Seven days.", "And for monthly plans?"))

@@ -9,7 +9,9 @@ a judge do better than the default fan-out:
 - ``judge_sample(sample)``: produce the whole ``ClaimVerdicts`` itself (``precomputed``);
 - ``check_many_scored(premises, claims)`` with ``uncertain_band``: each verdict with the
   judge's score (its probability of *entailed*), and the scores it is unsure about; the
-  evidence then marks those verdicts ``uncertain`` (the offline judge).
+  evidence then marks those verdicts ``uncertain`` (the offline judge);
+- ``extract_in_conversation(text, question, history)``: claims made standalone with the
+  turns before the question (a chat); a judge without it gets the plain ``extract``.
 """
 
 from __future__ import annotations
@@ -25,9 +27,10 @@ from ..verdicts import Verdict
 
 if TYPE_CHECKING:
     from ..engine.matrix import ClaimVerdicts
-    from ..samples import Sample
+    from ..samples import Sample, Turn
 
-__all__ = ["Judge", "BatchChecker", "SampleJudge", "ScoredChecker", "Usage", "metered",
+__all__ = ["Judge", "BatchChecker", "ConversationalExtractor", "SampleJudge", "ScoredChecker",
+           "Usage", "metered",
            "record_usage", "judge_identity", "capture_raw", "record_raw", "JudgeWrapper"]
 
 
@@ -48,6 +51,22 @@ class Judge(Protocol):
 class BatchChecker(Protocol):
     async def check_many(self, premises: Sequence[str], claims: Sequence[str]) -> list[list[Verdict]]:
         """``result[p][c]`` is the verdict of claim ``c`` against premise ``p``."""
+        ...
+
+
+@runtime_checkable
+class ConversationalExtractor(Protocol):
+    """A judge that reads a response (or reference) with the conversation before it."""
+
+    #: Part of the cache key of a conversational extraction (plain ones keep their keys).
+    conversation_version: str
+
+    async def extract_in_conversation(self, text: str, question: str | None,
+                                      history: Sequence[Turn]) -> list[str]:
+        """Claims of ``text``, the answer to ``question`` after the turns of ``history``
+        (oldest first), each standalone: pronouns, ellipsis and "the same plan" resolved to
+        what the conversation names. Earlier turns give meaning only: no claim is taken
+        from them."""
         ...
 
 
@@ -94,7 +113,8 @@ class JudgeWrapper:
     #: What a wrapper reads through from the judge it wraps (when that judge has it).
     FORWARDED: ClassVar[tuple[str, ...]] = (
         "check_many", "check_many_scored", "uncertain_band", "judge_sample",
-        "extract_with_questions", "questions_version", "find_sources", "finds_sources",
+        "extract_with_questions", "questions_version", "extract_in_conversation",
+        "conversation_version", "find_sources", "finds_sources",
         "probe", "aclose", "endpoint_report", "use_store", "stats", "model")
 
     def __init__(self, judge: Judge) -> None:

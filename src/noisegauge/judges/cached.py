@@ -13,12 +13,13 @@ import asyncio
 import contextvars
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..infra.store import JudgeCache
 from ..verdicts import Verdict
 from .base import (
     BatchChecker,
+    ConversationalExtractor,
     Judge,
     JudgeWrapper,
     SampleJudge,
@@ -28,6 +29,9 @@ from .base import (
     judge_identity,
     record_usage,
 )
+
+if TYPE_CHECKING:
+    from ..samples import Turn
 
 __all__ = ["CachedJudge", "Gate", "GateFailed", "ScoredCachedJudge", "with_cache"]
 
@@ -111,6 +115,33 @@ class CachedJudge(JudgeWrapper):
         if isinstance(claims, list) and all(isinstance(c, str) for c in claims):
             # only well-formed answers are kept
             self.store.put(key, claims, raw=raw, namespace=self._ns, method="extract")
+        return claims
+
+    @property
+    def conversation_version(self) -> str:
+        return str(getattr(self.inner, "conversation_version", ""))
+
+    async def extract_in_conversation(self, text: str, question: str | None,
+                                      history: Sequence[Turn]) -> list[str]:
+        """The wrapped judge's conversational claims, cached under a key that holds the
+        history and the judge's ``conversation_version``. Without a history, or for a judge
+        that cannot read one, this is ``extract`` with its key (a single-turn key never
+        changes)."""
+        if not history or not isinstance(self.inner, ConversationalExtractor):
+            return await self.extract(text, question)
+        turns = [[t.role, t.content] for t in history]
+        key = self.store.key(self._ns, "extract_in_conversation", text, question, turns,
+                             self.conversation_version)
+        hit = self.store.get(key)
+        if isinstance(hit, list) and all(isinstance(c, str) for c in hit):
+            record_usage(Usage(cached_calls=1))
+            return hit
+        await self._before_call()
+        with capture_raw() as raw:
+            claims = await self.inner.extract_in_conversation(text, question, history)
+        if isinstance(claims, list) and all(isinstance(c, str) for c in claims):
+            self.store.put(key, claims, raw=raw, namespace=self._ns,
+                           method="extract_in_conversation")
         return claims
 
     def _lookup(self, method: str, premise: str, claims: Sequence[str]) -> list[Verdict] | None:

@@ -122,10 +122,24 @@ def best_unit(claim: str, text: str, min_recall: float = MIN_RECALL) -> Span | N
     return a, b
 
 
-def locate(claim: str, text: str) -> Span | None:
-    """Span of ``claim`` in ``text``: exact, normalised, else the best-overlap unit."""
+def locate(claim: str, text: str, context: str = "") -> Span | None:
+    """Span of ``claim`` in ``text``: exact, normalised, else the best-overlap unit.
+
+    ``context``: the conversation before ``text`` (a chat's earlier turns and question). A
+    claim made standalone with it ("Monthly plans can be refunded within seven days." for
+    "Seven days.") holds words only the conversation says; they do not count, so the claim
+    maps to the sentence it was made from."""
     if not claim.strip() or not text:
         return None
+    plain = _locate(claim, text)
+    if plain is not None or not context:
+        return plain
+    only_there = _stems(context) - _stems(text)
+    kept = " ".join(t.text for t in tokenize(claim) if t.norm not in only_there)
+    return best_unit(kept, text) if kept.strip() else None
+
+
+def _locate(claim: str, text: str) -> Span | None:
     found = _exact(claim.strip(), text)
     # A bare answer's claim carries its question ("How old …? From 55."): the answer part
     # is what the response says, and the question's words only dilute the overlap.

@@ -102,7 +102,18 @@ def _ints(value: Any) -> list[int]:
     return [int(v) for v in value] if isinstance(value, list) else []
 
 
-def _claim_view(claim: Mapping[str, Any], response: str, chunks: Sequence[str]) -> dict[str, Any]:
+def _conversation_text(inp: Mapping[str, Any]) -> str:
+    """The question and the earlier turns of a chat's row (``history``: messages with a
+    ``content``), which a standalone claim may borrow words from; empty for a single turn."""
+    history = inp.get("history")
+    if not isinstance(history, list) or not history:
+        return ""
+    turns = [str(t.get("content", "")) if isinstance(t, Mapping) else str(t) for t in history]
+    return "\n".join([*turns, str(inp.get("user_input") or "")])
+
+
+def _claim_view(claim: Mapping[str, Any], response: str, chunks: Sequence[str],
+                context: str = "") -> dict[str, Any]:
     text = str(claim.get("text", ""))
     bucket = str(claim.get("bucket", ""))
     entailed, contradicted = _ints(claim.get("entailed_by")), _ints(claim.get("contradicted_by"))
@@ -120,7 +131,7 @@ def _claim_view(claim: Mapping[str, Any], response: str, chunks: Sequence[str]) 
         view["b"] = BUCKETS["misattributed"][0]
     if claim.get("closest_chunk") is not None:
         view["cl"] = int(claim["closest_chunk"])
-    span = locate(text, response) if response else None
+    span = locate(text, response, context) if response else None
     if span is not None:
         view["sp"] = list(span)
     evidence: list[list[Any]] = []
@@ -175,8 +186,9 @@ def sample_view(row: Mapping[str, Any], position: int, names: Sequence[str],
         if isinstance(meta, Mapping) and meta:
             view["md"] = {str(k): v if isinstance(v, (str, int, float, bool)) or v is None
                           else json.dumps(v, ensure_ascii=False) for k, v in meta.items()}
-    view["c"] = [_claim_view(c, response, chunks) for c in row.get("response_claims") or []
-                 if isinstance(c, Mapping)]
+    context = _conversation_text(inp)
+    view["c"] = [_claim_view(c, response, chunks, context)
+                 for c in row.get("response_claims") or [] if isinstance(c, Mapping)]
     view["g"] = [[str(c.get("text", "")), int(bool(c.get("in_response"))),
                   _ints(c.get("entailed_by"))]
                  for c in row.get("reference_claims") or [] if isinstance(c, Mapping)]

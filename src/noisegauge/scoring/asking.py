@@ -10,8 +10,8 @@ from typing import Any, Protocol, runtime_checkable
 from ..engine.metrics import MetricValue
 from ..engine.relevancy import ANSWER_RELEVANCY, RelevancyEvidence
 from ..errors import JudgeOutputError
-from ..judges.base import Judge
-from ..samples import Sample
+from ..judges.base import ConversationalExtractor, Judge
+from ..samples import Sample, Turn
 from .results import SampleResult
 
 __all__ = ["Asked", "QuestionRequest", "QuestionWriter", "RelevancyMeasure", "extract_asking",
@@ -45,10 +45,15 @@ class QuestionRequest:
 
 
 async def extract_asking(judge: Judge, sample: Sample, request: QuestionRequest,
-                         extract: Callable[[Judge, str, str], Awaitable[list[str]]]) -> list[str]:
-    """The response's claims; the judge's questions go into ``request`` when it writes them."""
+                         extract: Callable[[Judge, str, str, Sequence[Turn]], Awaitable[list[str]]]
+                         ) -> list[str]:
+    """The response's claims; the judge's questions go into ``request`` when it writes them.
+    In a conversation a judge that reads the history extracts with it, and the questions
+    come from rules over those standalone claims (a question written from "Seven days."
+    alone would be about nothing)."""
     writer = getattr(judge, "extract_with_questions", None)
-    if callable(writer) and sample.response.strip():
+    in_chat = bool(sample.history) and isinstance(judge, ConversationalExtractor)
+    if callable(writer) and sample.response.strip() and not in_chat:
         out = await writer(sample.response, sample.user_input, request.n)
         if out is not None:
             claims, questions = out.get("claims"), out.get("questions")
@@ -60,7 +65,7 @@ async def extract_asking(judge: Judge, sample: Sample, request: QuestionRequest,
             request.asked = Asked(tuple(q.strip() for q in questions if q.strip())[:request.n],
                                   bool(out.get("noncommittal")), "judge")
             return [c for c in claims if c.strip()]
-    return await extract(judge, sample.response, sample.user_input)
+    return await extract(judge, sample.response, sample.user_input, sample.history)
 
 
 def with_relevancy(result: SampleResult, value: MetricValue,

@@ -4,6 +4,11 @@ Call pattern per sample (what a batching judge sees): ``extract(response)`` and
 ``extract(reference)`` at once; then response claims against [reference, *chunks] and
 reference claims against [response, *chunks] at once. The reference is extracted once
 and shared by every mode and metric.
+
+In a conversation (``sample.history``) both are read with the turns before the question, by
+a judge that can (``ConversationalExtractor``), so their claims stand on their own; the
+turns are never a premise: claims are checked against the reference, the response and the
+chunks only.
 """
 
 from __future__ import annotations
@@ -13,8 +18,8 @@ from collections.abc import Sequence
 
 from ..engine.matrix import ClaimVerdicts, VerdictScores
 from ..errors import JudgeOutputError
-from ..judges.base import BatchChecker, Judge, SampleJudge, ScoredChecker
-from ..samples import Sample
+from ..judges.base import BatchChecker, ConversationalExtractor, Judge, SampleJudge, ScoredChecker
+from ..samples import Sample, Turn
 from ..verdicts import Verdict
 from .asking import QuestionRequest, extract_asking
 
@@ -57,12 +62,18 @@ async def _scored_matrix(judge: ScoredChecker, premises: Sequence[str],
     return verdicts, [[float(x) for _, x in row] for row in result]
 
 
-async def _extract(judge: Judge, text: str, question: str) -> list[str]:
+async def _extract(judge: Judge, text: str, question: str,
+                   history: Sequence[Turn] = ()) -> list[str]:
     if not text.strip():
         return []
-    claims = await judge.extract(text, question)
+    if history and isinstance(judge, ConversationalExtractor):
+        method = "extract_in_conversation"
+        claims = await judge.extract_in_conversation(text, question, tuple(history))
+    else:
+        method = "extract"
+        claims = await judge.extract(text, question)
     if not isinstance(claims, list) or not all(isinstance(c, str) for c in claims):
-        raise JudgeOutputError(f"judge.extract returned {type(claims).__name__}, expected list[str]")
+        raise JudgeOutputError(f"judge.{method} returned {type(claims).__name__}, expected list[str]")
     return [c for c in claims if c.strip()]
 
 
@@ -78,10 +89,11 @@ async def judge_sample(sample: Sample, judge: Judge, *,
     if questions is not None:
         response_claims = extract_asking(judge, sample, questions, _extract)
     else:
-        response_claims = _extract(judge, sample.response, sample.user_input)
+        response_claims = _extract(judge, sample.response, sample.user_input, sample.history)
     resp_claims, ref_claims = await asyncio.gather(
         response_claims,
-        _extract(judge, sample.reference, sample.user_input),
+        # The reference may be written for the last turn only: read with the same history.
+        _extract(judge, sample.reference, sample.user_input, sample.history),
     )
     n = len(chunks)
     scores = None
@@ -125,7 +137,7 @@ async def _judge_without_reference(sample: Sample, judge: Judge,
     if questions is not None:
         claims = await extract_asking(judge, sample, questions, _extract)
     else:
-        claims = await _extract(judge, sample.response, sample.user_input)
+        claims = await _extract(judge, sample.response, sample.user_input, sample.history)
     n = len(chunks)
     scores = None
     if isinstance(judge, ScoredChecker):

@@ -82,7 +82,7 @@ async def ascore_sample(sample: Sample, judge: Judge | str, *, index: int | None
                                 kind=kind)
         result = result_from_verdicts(cv, index=index, id=sample.id, usage=usage,
                                       chunks=sample.retrieved_contexts, reference=sample.reference,
-                                      question=sample.user_input, compat=compat,
+                                      question=_asked(sample), compat=compat,
                                       relevant=chosen.flags)
         if result.evidence is not None:
             result = replace(result, evidence=with_sources(result.evidence, cv, sample, chosen))
@@ -303,3 +303,11 @@ def metric_for(name: str, judge: Judge | str | None = None) -> Metric:
         cls = cast(type[Metric], type(title, (Metric,), {
             "metric": spec.name, "__module__": __name__, "__doc__": f"{spec.label} (catalogue)"}))
     return cls(judge=judge)
+
+
+def _asked(sample: Sample) -> str:
+    """What the user asked, for the misattribution hints (which read the question for the
+    entity asked about): in a chat, the last user turns before the question too, since
+    "Does it include phone support?" names nothing; a single turn's question alone."""
+    earlier = [t.content for t in sample.history if t.role == "user"][-2:]
+    return " ".join([*earlier, sample.user_input]) if earlier else sample.user_input

@@ -18,10 +18,13 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..judges.base import Judge, JudgeWrapper
 from ..verdicts import Verdict
+
+if TYPE_CHECKING:
+    from ..samples import Turn
 
 __all__ = ["FaultyJudge"]
 
@@ -37,6 +40,16 @@ class FaultyJudge(JudgeWrapper):
         self.trigger = trigger
         self.mode = mode
         self.marker = str(marker) if marker is not None else None
+
+    def _forward(self) -> None:
+        super()._forward()
+        inner = getattr(self.inner, "extract_in_conversation", None)
+        if callable(inner):  # only then: a plain judge must not seem to read histories
+            async def extract_in_conversation(text: str, question: str | None,
+                                              history: Sequence[Turn]) -> list[str]:
+                self._maybe_break(text, question)
+                return list(await inner(text, question, history))
+            self.__dict__["extract_in_conversation"] = extract_in_conversation
 
     def _maybe_break(self, *texts: str | None) -> None:
         if not any(t is not None and self.trigger in t for t in texts):

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...infra.nogc import nogc
 from ...textkit.tokens import answer_part
@@ -22,8 +22,12 @@ from ..base import Usage, record_usage
 from .features import FEATURES, Cues, analyse, pair_features
 from .model import Combiner, load_combiner
 from .split import extract_spans
+from .turns import conversational_spans
 
-__all__ = ["JUDGE_VERSION", "Explanation", "LexicalJudge"]
+if TYPE_CHECKING:
+    from ...samples import Turn
+
+__all__ = ["CONVERSATION_VERSION", "JUDGE_VERSION", "Explanation", "LexicalJudge"]
 
 _LCS = FEATURES.index("lcs")
 _OPS = FEATURES.index("op_miss")
@@ -31,6 +35,9 @@ _OPS = FEATURES.index("op_miss")
 #: Bump when splitting, features or the decision rule change (it keys caches). The history of
 #: each version is in CHANGELOG.md ("Lexical judge history").
 JUDGE_VERSION = "4.14"
+#: Keys conversational extractions (``turns``) only: single-turn answers and keys do not
+#: depend on it. Bump when the rules there change.
+CONVERSATION_VERSION = "c1"
 
 
 @dataclass(frozen=True)
@@ -117,6 +124,16 @@ class LexicalJudge:
     async def extract(self, text: str, question: str | None = None) -> list[str]:
         record_usage(Usage(calls=1))
         return [c.text for c in extract_spans(text, question)]
+
+    #: Part of the cache key of a conversational extraction.
+    conversation_version = CONVERSATION_VERSION
+
+    async def extract_in_conversation(self, text: str, question: str | None,
+                                      history: Sequence[Turn]) -> list[str]:
+        """Claims made standalone with the turns before the question (``turns``): the
+        elliptical question's slot and the entity the turns name."""
+        record_usage(Usage(calls=1))
+        return [c.text for c in conversational_spans(text, question, history)]
 
     async def check(self, premise: str, claims: Sequence[str]) -> list[Verdict]:
         record_usage(Usage(calls=1))

@@ -32,20 +32,24 @@ import os
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..._identity import content_digest
 from ...errors import InvalidInput, JudgeOutputError, MissingDependency
 from ...infra.secrets import register_secret
 from ...infra.store import JudgeCache
 from ...infra.transport import Limits, RetryPolicy
 from ...verdicts import Verdict
 from ..base import Usage, record_raw, record_usage
-from . import attribution, prompts, questions
+from . import attribution, conversation, prompts, questions
 from .batching import STRATEGIES, estimate_tokens, plan
 from .chat import OUTPUT_MODES, ChatEndpoint, JudgeStats, public_url
 from .coalesce import Coalescer
 from .output import read_claims, read_verdicts, stray_cells
 from .pricing import Price
+
+if TYPE_CHECKING:
+    from ...samples import Turn
 
 __all__ = ["DEFAULT_BASE_URL", "JudgeSettings", "JudgeStats", "OpenAIJudge", "make_judge"]
 
@@ -210,7 +214,24 @@ class OpenAIJudge:
         share one call."""
         if not text.strip():
             return []
-        out = await self._extracts.submit((text, question or "", 0), group=question or "")
+        out = await self._extracts.submit((text, question or "", 0, ()), group=question or "")
+        return list(out["claims"]) if isinstance(out, Mapping) else out
+
+    @property
+    def conversation_version(self) -> str:
+        """Keys conversational extractions: the version and digest of their prompt."""
+        return (f"{conversation.CONVERSATION_VERSION}:"
+                f"{content_digest('noisegauge.judges.llm.conversation')}")
+
+    async def extract_in_conversation(self, text: str, question: str | None,
+                                      history: Sequence[Turn]) -> list[str]:
+        """Standalone claims of ``text`` read after the turns of ``history``
+        (``conversation``); the response and the reference of a sample share one call."""
+        if not text.strip():
+            return []
+        turns = tuple(history)
+        out = await self._extracts.submit((text, question or "", 0, turns),
+                                          group=(question or "", turns))
         return list(out["claims"]) if isinstance(out, Mapping) else out
 
     async def extract_with_questions(self, text: str, question: str | None,
@@ -219,7 +240,7 @@ class OpenAIJudge:
         non-committal (Answer Relevancy), in the same call as the texts extracted with it."""
         if not text.strip():
             return None
-        out = await self._extracts.submit((text, question or "", n), group=question or "")
+        out = await self._extracts.submit((text, question or "", n, ()), group=question or "")
         return out if isinstance(out, Mapping) else {"claims": out, "questions": [],
                                                      "noncommittal": False}
 
@@ -256,11 +277,12 @@ class OpenAIJudge:
 
     # -- extraction ----------------------------------------------------------------------
 
-    async def _extract_batch(self, items: list[tuple[str, str, int]]) -> list[Any]:
-        question = items[0][1]  # the coalescer groups by question
-        ids = {text: prompts.text_id(i) for i, text in enumerate(dict.fromkeys(t for t, _, _ in items))}
+    async def _extract_batch(self, items: list[tuple[str, str, int, tuple[Turn, ...]]]
+                             ) -> list[Any]:
+        question, history = items[0][1], items[0][3]  # the coalescer groups by both
+        ids = {text: prompts.text_id(i) for i, text in enumerate(dict.fromkeys(t for t, *_ in items))}
         asks: dict[str, int] = {}  # text id -> questions wanted (Answer Relevancy)
-        for text, _, n in items:
+        for text, _, n, _ in items:
             if n:
                 asks[ids[text]] = max(n, asks.get(ids[text], 0))
         # Texts share a call while their estimated size fits the prompt budget.
@@ -275,16 +297,17 @@ class OpenAIJudge:
             used += size
         found: dict[str, Any] = {}
         for part in await asyncio.gather(*(
-                self._extract_group(g, question, {t: asks[t] for t in g if t in asks})
+                self._extract_group(g, question, {t: asks[t] for t in g if t in asks}, history)
                 for g in groups)):
             found.update(part)
         # A text asked for questions by one caller and for claims alone by another: the
         # second gets the claims.
         return [found[ids[text]] if n or not isinstance(found[ids[text]], Mapping)
-                else found[ids[text]]["claims"] for text, _, n in items]
+                else found[ids[text]]["claims"] for text, _, n, _ in items]
 
     async def _extract_group(self, texts: dict[str, str], question: str,
-                             asks: Mapping[str, int] | None = None) -> dict[str, Any]:
+                             asks: Mapping[str, int] | None = None,
+                             history: Sequence[Turn] = ()) -> dict[str, Any]:
         found: dict[str, Any] = {}
         todo = list(texts)
         asks = asks or {}
@@ -297,8 +320,8 @@ class OpenAIJudge:
             if attempt:
                 self._re_ask()
             asked = {t: asks[t] for t in todo if t in asks}
-            messages = questions.ask_messages(
-                prompts.extract_messages({t: texts[t] for t in todo}, question), asked)
+            messages = conversation.with_history(questions.ask_messages(
+                prompts.extract_messages({t: texts[t] for t in todo}, question), asked), history)
             schema = questions.ask_schema(prompts.extract_schema(todo), asked)
             answer, finish = (await self._chat.complete(
                 messages + extra, "claims", schema, max_tokens))[0]

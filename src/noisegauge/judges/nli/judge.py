@@ -29,11 +29,14 @@ import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidInput, JudgeUnavailable, MissingDependency
 from ...verdicts import Verdict
-from ..base import Judge, Usage, judge_identity, record_usage
+from ..base import ConversationalExtractor, Judge, Usage, judge_identity, record_usage
+
+if TYPE_CHECKING:
+    from ...samples import Turn
 from .support import NLIScore, fingerprint, merge_windows, resolve_labels, split_windows
 
 __all__ = ["NLIJudge", "NLIScore", "make_judge"]
@@ -144,6 +147,19 @@ class NLIJudge:
 
     async def extract(self, text: str, question: str | None = None) -> list[str]:
         return await self.extractor.extract(text, question)
+
+    @property
+    def conversation_version(self) -> str:
+        """The extractor's (the cache key of a conversational extraction)."""
+        return str(getattr(self.extractor, "conversation_version", ""))
+
+    async def extract_in_conversation(self, text: str, question: str | None,
+                                      history: Sequence[Turn]) -> list[str]:
+        """The extractor's standalone claims when it reads histories, else its plain ones."""
+        extractor = self.extractor
+        if isinstance(extractor, ConversationalExtractor):
+            return await extractor.extract_in_conversation(text, question, history)
+        return await extractor.extract(text, question)
 
     async def check(self, premise: str, claims: Sequence[str]) -> list[Verdict]:
         return (await self.check_many([premise], claims))[0]
