@@ -329,6 +329,18 @@ def test_a_ragas_multi_turn_sample_reads_its_answer_and_its_retrieval() -> None:
     assert report.results[0].value("precision") == 1.0
 
 
+def test_a_metric_scores_a_multi_turn_sample_as_ragas_calls_it() -> None:
+    from noisegauge import Faithfulness
+
+    metric = Faithfulness(judge=FakeJudge())
+    assert metric.multi_turn_score(_multi_turn()) == 1.0
+    result = metric.score(_multi_turn())
+    assert result.sample is not None and result.status == "ok"
+    assert metric.score(user_input=ROWS[0]["user_input"], response=ROWS[0]["response"],
+                        reference=ROWS[0]["reference"],
+                        retrieved_contexts=ROWS[0]["retrieved_contexts"]).value == 1.0
+
+
 def test_a_multi_turn_sample_that_ends_with_the_question_needs_a_response() -> None:
     sample = MultiTurnSample(user_input=[HumanMessage(content="Q?"), ToolMessage(content="c")],
                              reference="r")

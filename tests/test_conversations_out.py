@@ -172,3 +172,17 @@ def test_a_golden_item_reads_its_conversation() -> None:
     assert item.question == STARTER["user_input"]
     assert [(t.role, t.content) for t in item.history] == [
         (t["role"], t["content"]) for t in STARTER["history"]]
+
+
+def test_to_pandas_has_a_history_column_only_for_conversations() -> None:
+    pytest.importorskip("pandas", reason="pip install -e '.[tables]'")
+    chats = evaluate(ROWS, judge=FakeJudge(), cache=False, progress=False).to_pandas()
+    assert list(chats.columns[:5]) == ["id", "status", "reason", "history", "user_input"]
+    assert chats["history"][1] == STARTER["history"]
+    single = {k: v for k, v in STARTER.items() if k != "history"}
+    one = evaluate([single], judge=FakeJudge(), cache=False, progress=False).to_pandas()
+    assert "history" not in one.columns
+    # the frame reads back as the same conversations
+    again = evaluate(chats, judge=FakeJudge(), cache=False, progress=False)
+    assert [s.history for s in again.samples] == [s.history for s in evaluate(
+        ROWS, judge=FakeJudge(), cache=False, progress=False).samples]
