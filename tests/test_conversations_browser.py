@@ -48,6 +48,7 @@ def report_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
               "retrieved_contexts": ["A."]}
     one = list(evaluate([single], judge=FakeJudge(), cache=False, progress=False).rows())
     write_report(path.with_name("single.html"), one, title="single")
+    path.with_name("rows.json").write_text(json.dumps(scored), encoding="utf-8")
     return path
 
 
@@ -103,3 +104,28 @@ def test_a_sample_without_history_shows_none(browser: Any, report_file: Path) ->
     assert pg.locator("#p-sample .history").count() == 0
     assert pg.locator("#p-sample .question").inner_text() == "Q?"
     pg.close()
+
+
+def test_the_review_page_shows_the_turns_before_the_question(browser: Any, report_file: Path,
+                                                             tmp_path: Path) -> None:
+    require_extra("review")
+    from people_helpers import review_server
+
+    rows = json.loads(report_file.with_name("rows.json").read_text("utf-8"))
+    chat = [r for r in rows if r["id"] == "chat02-history-support"]
+    with review_server(chat, tmp_path / "labels.jsonl") as state:
+        pg = browser.new_page(viewport={"width": 1280, "height": 900})
+        problems: list[str] = []
+        pg.on("pageerror", lambda e: problems.append(f"pageerror: {e}"))
+        pg.goto(state.url)
+        pg.wait_for_selector("#claim-0")
+        turns = pg.locator("#history li.turn")
+        assert turns.count() == 4
+        assert turns.nth(0).locator(".role").inner_text().lower() == "user"
+        assert "Does the Starter plan include email support?" in turns.nth(0).inner_text()
+        assert turns.nth(2).locator(".text").inner_text() == MARKUP  # text, not markup
+        assert pg.locator("#history img").count() == 0
+        assert turns.nth(3).locator("bdi").inner_text() == OVERRIDE
+        assert pg.locator("#history").bounding_box()["y"] < pg.locator("#question").bounding_box()["y"]
+        assert problems == [], problems
+        pg.close()
