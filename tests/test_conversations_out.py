@@ -186,3 +186,18 @@ def test_to_pandas_has_a_history_column_only_for_conversations() -> None:
     again = evaluate(chats, judge=FakeJudge(), cache=False, progress=False)
     assert [s.history for s in again.samples] == [s.history for s in evaluate(
         ROWS, judge=FakeJudge(), cache=False, progress=False).samples]
+
+
+def test_a_failing_conversation_in_ci_says_what_it_followed() -> None:
+    from noisegauge.report.digest import sample_lines
+    from noisegauge.thresholds import SampleFailure
+
+    rows = _rows(_leaky_judge())
+    lines = sample_lines(SampleFailure(1, rows[1], ()), ["precision"])
+    assert lines[1:3] == [
+        "  after 1 earlier turn, then assistant: Yes, the Starter plan includes email support "
+        "on weekdays.",
+        "  Q: Does it include phone support too?"]
+    single = {**rows[1], "input": {k: v for k, v in rows[1]["input"].items() if k != "history"}}
+    assert sample_lines(SampleFailure(1, single, ()), ["precision"])[1] == (
+        "  Q: Does it include phone support too?")
