@@ -416,3 +416,15 @@ def test_a_label_digest_changes_with_the_history_only() -> None:
 def test_open_source_keeps_a_conversation_row_as_a_record() -> None:
     (raw,) = list(open_source([ROWS[0]]))
     assert raw.error is None and raw.record is not None
+
+
+def test_ragchecker_output_keeps_the_history_and_reads_back(tmp_path: Path) -> None:
+    out = tmp_path / "ragchecker.json"
+    result = CliRunner().invoke(cli, ["score", str(CHAT_LOG), "--judge", "fake", "--out",
+                                      str(out), "--out-format", "ragchecker", "--no-cache"])
+    assert result.exit_code == 0, result.output
+    entries = json.loads(out.read_text("utf-8"))["results"]
+    assert [e["query"] for e in entries] == [q for q, _ in EXPECTED]
+    assert "history" in entries[0]
+    report = _scored(out)  # RAGChecker JSON in, with its claims and verdicts
+    assert _conversations(report.samples) == EXPECTED
