@@ -428,3 +428,22 @@ def test_ragchecker_output_keeps_the_history_and_reads_back(tmp_path: Path) -> N
     assert "history" in entries[0]
     report = _scored(out)  # RAGChecker JSON in, with its claims and verdicts
     assert _conversations(report.samples) == EXPECTED
+
+
+def test_an_mlflow_chat_row_is_a_conversation() -> None:
+    from noisegauge.integrations.mlflow_scorers import sample_of
+
+    messages = [{"role": "user", "content": "Refund window on annual plans?"},
+                {"role": "assistant", "content": "30 days."},
+                {"role": "user", "content": "And for monthly plans?"}]
+    s = sample_of({"messages": messages}, {"response": "Seven days.",
+                                           "retrieved_contexts": ["Monthly: 7 days."]},
+                  {"expected_response": "Seven days."})
+    assert s.user_input == "And for monthly plans?"
+    assert s.history == (Turn("user", "Refund window on annual plans?"), Turn("assistant", "30 days."))
+    with pytest.raises(InvalidInput, match=r"inputs: field 'user_input\[1\]': is the assistant's turn"):
+        sample_of({"messages": messages[:2]}, {"response": "x", "retrieved_contexts": []},
+                  {"expected_response": "y"})
+    plain = sample_of({"question": "Q?"}, {"response": "A.", "retrieved_contexts": []},
+                      {"expected_response": "A."})
+    assert (plain.user_input, plain.history) == ("Q?", ())
