@@ -201,3 +201,24 @@ def test_a_failing_conversation_in_ci_says_what_it_followed() -> None:
     single = {**rows[1], "input": {k: v for k, v in rows[1]["input"].items() if k != "history"}}
     assert sample_lines(SampleFailure(1, single, ()), ["precision"])[1] == (
         "  Q: Does it include phone support too?")
+
+
+def test_the_golden_review_page_shows_a_golden_rows_conversation(tmp_path: Path) -> None:
+    from noisegauge.people.golden import golden_digest, question_text, read_golden
+    from noisegauge.people.golden_page import GoldenState
+    from noisegauge.people.labels import LabelFile
+
+    source = ROOT / "tests" / "data" / "golden_review.jsonl"
+    first = json.loads(source.read_text("utf-8").splitlines()[0])
+    before = golden_digest(first)
+    chat = {**first, "id": "chat", "history": STARTER["history"]}
+    path = tmp_path / "golden.jsonl"
+    path.write_text(json.dumps(first) + "\n" + json.dumps(chat) + "\n", encoding="utf-8")
+    rows = read_golden(path)
+    state = GoldenState(rows, LabelFile(tmp_path / "events.jsonl"))
+    views = {v["id"]: v for v in state.snapshot()["rows"]}
+    assert views["chat"]["history"] == [[t["role"], t["content"]] for t in STARTER["history"]]
+    assert views[first["id"]]["history"] == []
+    assert golden_digest(rows[0]) == before  # a single-turn row keeps its digest
+    assert views[first["id"]]["question"] == question_text(first) == first["user_input"]
+    assert golden_digest(rows[1]) != before  # other turns before it: another question

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from .engine.matrix import ClaimVerdicts
 from .errors import InvalidSample
 
-__all__ = ["Sample", "Turn", "ROLES", "MAX_CHUNK_CHARS", "MAX_TEXT_CHARS", "FIELD_ALIASES", "CHUNK_ID_FIELDS",
+__all__ = ["Sample", "Turn", "ROLES", "read_turns", "MAX_CHUNK_CHARS", "MAX_TEXT_CHARS", "FIELD_ALIASES", "CHUNK_ID_FIELDS",
            "RELEVANT_IDS_FIELD", "check_sizes", "id_text"]
 
 #: The longest question, response, reference or chunk accepted (``max_chars`` changes it):
@@ -423,6 +423,19 @@ def _precomputed(record: Mapping[str, Any], n_chunks: int, row: int | None) -> C
         raise InvalidSample(f"precomputed claims/verdicts are inconsistent: {exc}", row=row,
                             field="retrieved2response/retrieved2answer",
                             expected="RAGChecker's shapes ([claims][chunks])") from exc
+
+
+def read_turns(record: Mapping[str, Any], row: int | None = None) -> tuple[str, tuple[Turn, ...]]:
+    """A record's question and the turns before it, as ``Sample.from_record`` reads them
+    (``user_input`` a string or a conversation, ``history`` beside it); raises
+    ``InvalidSample`` naming the message and the fix.
+
+    >>> read_turns({"user_input": [{"role": "user", "content": "Annual refunds?"},
+    ...                            {"role": "assistant", "content": "30 days."},
+    ...                            {"role": "user", "content": "Monthly?"}]})[0]
+    'Monthly?'
+    """
+    return _user_turns(record, row)
 
 
 def _user_turns(record: Mapping[str, Any], row: int | None) -> tuple[str, tuple[Turn, ...]]:
