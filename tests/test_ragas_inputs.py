@@ -110,14 +110,21 @@ def test_a_ragas_result_dataframe(expected: list[float | None]) -> None:
     assert [r.status for r in report.results] == ["ok", "ok"]
 
 
-def test_a_multi_turn_sample_is_an_error_row_that_says_why() -> None:
+def test_a_multi_turn_sample_without_chunks_is_an_error_row_that_says_why() -> None:
+    # Ragas' MultiTurnSample has no retrieved_contexts field: the chunks come from a tool
+    # message after the question (tests/test_conversations_io.py scores such samples).
+    conversation = [{"type": "human", "content": "Can the Pro plan be cancelled?"},
+                    {"type": "ai", "content": "Yes, anytime."}]
     dataset = EvaluationDataset(samples=[SingleTurnSample(**ROWS[1]),  # type: ignore[list-item]
-                                         MultiTurnSample(user_input=[{"content": "hi"}])])
+                                         MultiTurnSample(user_input=conversation, reference="Yes.")])
     report = evaluate(dataset, judge=FakeJudge(), cache=False, progress=False)
     assert [r.status for r in report.results] == ["ok", "error"]
-    assert report.results[1].reason == ("row 1, field 'user_input': a MultiTurnSample holds a conversation, not one "
-                                        "question (expected single-turn samples (user_input, "
-                                        "response, reference, retrieved_contexts as text))")
+    assert report.results[1].reason == (
+        "row 1, field 'retrieved_contexts': a MultiTurnSample carries no retrieved chunks: no "
+        "retrieved_contexts, and no tool message after the last human message (expected the "
+        "chunks the answer was written from: the retrieval tool's ToolMessage between the "
+        "question and the answer, or rows as dicts with retrieved_contexts beside the "
+        "conversation)")
 
 
 def test_a_sample_missing_a_reference_names_the_field() -> None:

@@ -37,6 +37,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import (  # noqa: E4
 from noisegauge import evaluate  # noqa: E402
 from noisegauge.cli.main import cli  # noqa: E402
 from noisegauge.io.openinference import TraceSpan, open_traces, rows_from_spans  # noqa: E402
+from noisegauge.samples import Turn  # noqa: E402
 
 KIND = SpanAttributes.OPENINFERENCE_SPAN_KIND
 K = OpenInferenceSpanKindValues
@@ -270,8 +271,8 @@ def test_spans_of_a_trace_over_two_files_come_together(tmp_path: Path) -> None:
     rows = {r.sample.id: r.sample for r in open_traces(export) if r.sample is not None}
     rerank = rows[ids["rerank"]]
     # its LLM span (and so the earlier turns) is in b.json, with hex ids; the rest in a.jsonl
-    assert rerank.metadata["history"] == [{"role": "user", "content": "Hi"},
-                                          {"role": "assistant", "content": "Hello!"}]
+    assert rerank.history == (Turn("user", "Hi"), Turn("assistant", "Hello!"))
+    assert "history" not in rerank.metadata  # one place for the turns: Sample.history
     assert "trace_problems" not in rerank.metadata
     assert rerank.chunk_ids == ("p1", "p2")  # the reranker's output, not the retrievers'
     assert rerank.reference is None  # no --references: nothing joined
@@ -336,5 +337,5 @@ def test_question_and_answer_from_the_llm_span() -> None:
     assert row.sample is not None
     assert (row.sample.user_input, row.sample.response) == ("Refund window?", "30 days.")
     assert row.sample.retrieved_contexts == (D["r1"],)
-    assert row.sample.metadata["history"] == [{"role": "user", "content": "Hi"},
-                                              {"role": "assistant", "content": "Hello!"}]
+    # the system prompt (the RAG template) is no turn of the conversation
+    assert row.sample.history == (Turn("user", "Hi"), Turn("assistant", "Hello!"))

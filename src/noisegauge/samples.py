@@ -14,7 +14,7 @@ from typing import Any, Literal
 from .engine.matrix import ClaimVerdicts
 from .errors import InvalidSample
 
-__all__ = ["Sample", "Turn", "MAX_CHUNK_CHARS", "MAX_TEXT_CHARS", "FIELD_ALIASES", "CHUNK_ID_FIELDS",
+__all__ = ["Sample", "Turn", "ROLES", "read_turns", "MAX_CHUNK_CHARS", "MAX_TEXT_CHARS", "FIELD_ALIASES", "CHUNK_ID_FIELDS",
            "RELEVANT_IDS_FIELD", "check_sizes", "id_text"]
 
 #: The longest question, response, reference or chunk accepted (``max_chars`` changes it):
@@ -45,8 +45,22 @@ _CHUNK_TEXT_KEYS = ("text", "page_content")
 
 _PRECOMPUTED = ("response_claims", "gt_answer_claims", "answer2response", "response2answer",
                 "retrieved2response", "retrieved2answer")
+#: The field holding the turns before a string ``user_input`` (``Sample.history``).
+HISTORY_FIELD = "history"
 _KNOWN = {name for names in FIELD_ALIASES.values() for name in names} | set(_PRECOMPUTED) | {
-    "metadata", "metrics", *CHUNK_ID_FIELDS, RELEVANT_IDS_FIELD}
+    "metadata", "metrics", *CHUNK_ID_FIELDS, RELEVANT_IDS_FIELD, HISTORY_FIELD}
+
+#: A message's role or type as written (OpenAI ``role``, Ragas ``type``) -> ``Turn.role``.
+#: OpenAI's ``developer`` is its newer name for ``system``.
+ROLES: dict[str, Literal["user", "assistant", "system"]] = {
+    "user": "user", "human": "user", "assistant": "assistant", "ai": "assistant",
+    "system": "system", "developer": "system"}
+#: Messages that are the pipeline's own tool traffic (a retrieval call and its result), not
+#: turns of the conversation: skipped. Their text is evidence, so it belongs in
+#: ``retrieved_contexts``, never in the history.
+_TOOL_ROLES = frozenset({"tool", "function"})
+_ROLE_EXPECTED = ("one of user, assistant, system (OpenAI 'role') or human, ai, system (Ragas "
+                  "'type'); tool messages are skipped")
 
 
 @dataclass(frozen=True)
@@ -87,6 +101,7 @@ class Sample:
     def __post_init__(self) -> None:
         object.__setattr__(self, "retrieved_contexts", tuple(self.retrieved_contexts))
         object.__setattr__(self, "history", tuple(self.history))
+        _check_turns(self.history, row=None)
         _validate(self, row=None)
 
     @classmethod
@@ -110,7 +125,7 @@ class Sample:
             raise InvalidSample(f"a record must be an object, got {type(record).__name__}", row=row)
         no_reference = allow_no_reference and _first(record, "reference", row)[1] is None
         _check_fields(record, row, skip=("reference",) if no_reference else ())
-        user_input = _text(record, "user_input", row, allow_empty=False)
+        user_input, history = _user_turns(record, row)
         response = _text(record, "response", row, allow_empty=True)
         reference = None if no_reference else _text(record, "reference", row, allow_empty=False)
         contexts, chunk_ids = _contexts(record, row)
@@ -129,16 +144,23 @@ class Sample:
                             ("id", sample_id), ("chunk_ids", chunk_ids),
                             ("relevant_ids", relevant_ids),
                             ("metadata", dict(metadata)), ("precomputed", precomputed),
-                            ("history", ())):
+                            ("history", history)):
             object.__setattr__(sample, name, value)
         _validate(sample, row, max_chars)
         return sample
 
     def to_record(self) -> dict[str, Any]:
-        """The Ragas-named dict form (plus id and metadata when present)."""
+        """The Ragas-named dict form (plus id and metadata when present).
+
+        A conversation is written as ``history`` (``[{"role", "content"}]``, oldest first)
+        beside the string ``user_input``: every reader takes that form back, and a
+        single-turn record has no ``history`` key, so it reads as it always did.
+        """
         out: dict[str, Any] = {}
         if self.id is not None:
             out["id"] = self.id
+        if self.history:
+            out[HISTORY_FIELD] = [{"role": t.role, "content": t.content} for t in self.history]
         out.update(user_input=self.user_input, response=self.response)
         if self.reference is not None:
             out["reference"] = self.reference
@@ -403,6 +425,134 @@ def _precomputed(record: Mapping[str, Any], n_chunks: int, row: int | None) -> C
                             expected="RAGChecker's shapes ([claims][chunks])") from exc
 
 
+def read_turns(record: Mapping[str, Any], row: int | None = None) -> tuple[str, tuple[Turn, ...]]:
+    """A record's question and the turns before it, as ``Sample.from_record`` reads them
+    (``user_input`` a string or a conversation, ``history`` beside it); raises
+    ``InvalidSample`` naming the message and the fix.
+
+    >>> read_turns({"user_input": [{"role": "user", "content": "Annual refunds?"},
+    ...                            {"role": "assistant", "content": "30 days."},
+    ...                            {"role": "user", "content": "Monthly?"}]})[0]
+    'Monthly?'
+    """
+    return _user_turns(record, row)
+
+
+def _user_turns(record: Mapping[str, Any], row: int | None) -> tuple[str, tuple[Turn, ...]]:
+    """``user_input`` and the turns before it: from a string ``user_input`` (and ``history``
+    when given), or from a conversation in ``user_input``."""
+    name, value = _first(record, "user_input", row)
+    given = record.get(HISTORY_FIELD)
+    history = () if given is None else _messages(given, row, HISTORY_FIELD)
+    if isinstance(value, str) or value is None:
+        return _text(record, "user_input", row, allow_empty=False), history
+    if isinstance(value, Mapping) or not isinstance(value, Sequence):
+        raise InvalidSample(f"has type {type(value).__name__}", row=row, field=name,
+                            expected="the question as a string, or the conversation as a list "
+                                     'of messages ({"role": "user", "content": "..."}), the '
+                                     "last one the user's")
+    turns = _messages(value, row, name)
+    if not turns:
+        raise InvalidSample("is an empty conversation", row=row, field=name,
+                            expected="at least the user's question as a message, or the "
+                                     "question as a string")
+    last = turns[-1]
+    if last.role != "user":
+        k = _positions(value)[-1]
+        raise InvalidSample(f"is the {last.role}'s turn, but a conversation must end with the "
+                            "user's turn that 'response' answers", row=row, field=f"{name}[{k}]",
+                            expected="the user's question as the last message; the assistant's "
+                                     "answer to it goes in 'response'")
+    if given is not None and history:
+        raise InvalidSample("is given, and user_input is a conversation too", row=row,
+                            field=HISTORY_FIELD,
+                            expected="the earlier turns once: in the conversation, or in "
+                                     "'history' beside a string user_input")
+    if not last.content.strip():
+        k = _positions(value)[-1]
+        raise InvalidSample("is empty", row=row, field=f"{name}[{k}].content",
+                            expected="the user's question, a non-empty string")
+    return last.content, turns[:-1]
+
+
+def _positions(messages: Sequence[Any]) -> list[int]:
+    """Where the messages kept by ``_messages`` stand in the list as given."""
+    return [k for k, m in enumerate(messages) if not _skipped(m)]
+
+
+def _skipped(message: Any) -> bool:
+    """A tool message, or an assistant message that only calls tools (no text)."""
+    if not isinstance(message, Mapping):
+        return False
+    role = message.get("role") if message.get("role") is not None else message.get("type")
+    if role in _TOOL_ROLES:
+        return True
+    return (ROLES.get(str(role)) == "assistant" and message.get("content") in (None, "", [])
+            and bool(message.get("tool_calls") or message.get("function_call")))
+
+
+def _messages(value: Any, row: int | None, name: str) -> tuple[Turn, ...]:
+    """The turns of a list of messages, each checked; errors name ``name[k].field``."""
+    if isinstance(value, (str, Mapping)) or not isinstance(value, Sequence):
+        raise InvalidSample(f"has type {type(value).__name__}", row=row, field=name,
+                            expected='a list of messages ({"role": "user" | "assistant" | '
+                                     '"system", "content": "..."}), oldest first')
+    turns: list[Turn] = []
+    for k, message in enumerate(value):
+        where = f"{name}[{k}]"
+        if not isinstance(message, Mapping):
+            raise InvalidSample(f"has type {type(message).__name__}", row=row, field=where,
+                                expected='a message object {"role": ..., "content": "..."}')
+        if _skipped(message):
+            continue
+        # A table's struct column gives every message both keys, one of them null.
+        key = "role" if message.get("role") is not None else "type"
+        role = message.get(key)
+        if role is None:
+            raise InvalidSample("has no role", row=row, field=where,
+                                expected="a 'role' (or Ragas 'type'): " + _ROLE_EXPECTED)
+        if not isinstance(role, str) or role not in ROLES:
+            shown = repr(role) if isinstance(role, str) else f"of type {type(role).__name__}"
+            raise InvalidSample(f"is {shown}", row=row, field=f"{where}.{key}",
+                                expected=_ROLE_EXPECTED)
+        content = _content(message.get("content"), row, f"{where}.content")
+        if not content.strip():
+            raise InvalidSample("is empty", row=row, field=f"{where}.content",
+                                expected="the message's text; remove a message that says nothing")
+        turns.append(Turn(ROLES[role], content))
+    return tuple(turns)
+
+
+def _content(value: Any, row: int | None, where: str) -> str:
+    """A message's text: a string, or OpenAI's list of ``{"type": "text", "text"}`` parts
+    (joined by newlines). Other parts (images, audio) cannot be judged: refused."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        raise InvalidSample("is missing", row=row, field=where, expected="the message's text")
+    if isinstance(value, Mapping) or not isinstance(value, Sequence):
+        raise InvalidSample(f"has type {type(value).__name__}", row=row, field=where,
+                            expected='a string, or a list of {"type": "text", "text": "..."} parts')
+    texts = []
+    for j, part in enumerate(value):
+        if isinstance(part, str):
+            texts.append(part)
+            continue
+        if not isinstance(part, Mapping):
+            problem = f"has type {type(part).__name__}"
+        elif part.get("type") not in (None, "text", "input_text", "output_text"):
+            problem = f"is a part of type {part.get('type')!r}"
+        elif not isinstance(part.get("text"), str):
+            problem = "has no 'text' string"
+        else:
+            texts.append(part["text"])
+            continue
+        raise InvalidSample(problem, row=row, field=f"{where}[{j}]",
+                            expected='{"type": "text", "text": "..."}: only text can be judged; '
+                                     "remove image or audio parts")
+    return "\n".join(texts)
+
+
 def check_sizes(sample: Sample, max_chars: int = MAX_TEXT_CHARS, row: int | None = None) -> None:
     """Raise ``InvalidSample`` for a question, response, reference or chunk over ``max_chars``."""
     for name in ("user_input", "response", "reference"):
@@ -417,6 +567,29 @@ def check_sizes(sample: Sample, max_chars: int = MAX_TEXT_CHARS, row: int | None
                                 field="retrieved_contexts",
                                 expected=f"at most {max_chars:,} characters per chunk; "
                                          "split long documents into chunks")
+    total = sum(len(t.content) for t in sample.history)
+    if total > max_chars:
+        raise InvalidSample(f"has {total:,} characters in its {len(sample.history)} turns",
+                            row=row, field=HISTORY_FIELD,
+                            expected=f"at most {max_chars:,} characters in all (keep the turns "
+                                     "that give the last question its meaning, or raise the "
+                                     "limit with max_chars= / --max-chars)")
+
+
+def _check_turns(history: tuple[Any, ...], row: int | None) -> None:
+    """A ``Sample(history=...)`` built in code: ``Turn`` objects with a known role and text."""
+    for k, turn in enumerate(history):
+        where = f"{HISTORY_FIELD}[{k}]"
+        if not isinstance(turn, Turn):
+            raise InvalidSample(f"has type {type(turn).__name__}", row=row, field=where,
+                                expected='Turn(role, content); for {"role", "content"} dicts '
+                                         "use Sample.from_record")
+        if turn.role not in ("user", "assistant", "system"):
+            raise InvalidSample(f"is {turn.role!r}", row=row, field=f"{where}.role",
+                                expected="user, assistant or system")
+        if not isinstance(turn.content, str):
+            raise InvalidSample(f"has type {type(turn.content).__name__}", row=row,
+                                field=f"{where}.content", expected="a string")
 
 
 def _validate(sample: Sample, row: int | None, max_chars: int = MAX_TEXT_CHARS) -> None:

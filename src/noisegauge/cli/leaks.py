@@ -113,6 +113,8 @@ def leaks(results: Path, top: int | None, json_out: Path | None, topk: bool,
                 out.print(f"  {r}. {source_label(s)} · sample {ex.sample} · "
                           f"{ex.kind.replace('_', ' ')}: {ex.text}", markup=False,
                           highlight=False)
+                if ex.context is not None:  # a conversation: the turns that give it meaning
+                    out.print(f"     in: {ex.context}", markup=False, highlight=False)
     if topk:
         out.print("What another top-k would have kept:", markup=False, highlight=False)
         out.print(topk_table(found.topk))

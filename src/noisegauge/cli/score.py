@@ -305,7 +305,8 @@ def score(ctx: click.Context, input_path: Path, judge_spec: str, base_url: str |
 
     Fields: user_input/question/query, response/answer, reference/ground_truth/gt_answer,
     retrieved_contexts/contexts/retrieved_context. In CSV, contexts are a JSON list:
-    "[""chunk one"", ""chunk two""]".
+    "[""chunk one"", ""chunk two""]". A chat turn: user_input as a list of messages
+    ({"role", "content"}, the user's question last), or the earlier turns in history.
 
     A bad row or a failed judge call becomes an error row naming its reason; the run goes
     on (--strict stops). Interrupted with --out? Run the same command again: finished rows

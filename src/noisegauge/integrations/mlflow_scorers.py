@@ -11,7 +11,7 @@ from typing import Any
 
 from ..engine.catalogue import METRIC_NAMES
 from ..engine.metrics import check_compat
-from ..errors import InvalidInput
+from ..errors import InvalidInput, InvalidSample
 from ..judges.base import Judge
 from ..judges.registry import get_judge
 from ..samples import Sample
@@ -44,9 +44,25 @@ def _contexts(*sources: Any) -> list[str] | None:
     return None
 
 
+def _conversation(inputs: Any) -> list[Any] | None:
+    """A chat app's inputs: ``messages`` (OpenAI chat format, as MLflow logs a chat model's
+    request), or a list of messages under ``user_input`` / ``question``."""
+    if not isinstance(inputs, Mapping):
+        return None
+    for key in ("messages", "user_input", "question"):
+        value = inputs.get(key)
+        if isinstance(value, Sequence) and not isinstance(value, str) and value:
+            return list(value)
+    return None
+
+
 def sample_of(inputs: Any, outputs: Any, expectations: Any) -> Sample:
-    """The sample an MLflow evaluation row describes; a missing field names the fix."""
-    question = _text(inputs, "question", "user_input", "query")
+    """The sample an MLflow evaluation row describes; a missing field names the fix.
+    ``inputs["messages"]`` (a chat) is a conversation: the last user message is the
+    question, the turns before it ``Sample.history``."""
+    messages = _conversation(inputs)
+    question = _text(inputs, "question", "user_input", "query") or (
+        "(conversation)" if messages is not None else None)
     response = _text(outputs, "response", "answer")
     reference = _text(expectations, "expected_response", "reference", "ground_truth")
     contexts = _contexts(outputs, expectations, inputs)
@@ -58,6 +74,13 @@ def sample_of(inputs: Any, outputs: Any, expectations: Any) -> Sample:
     if missing:
         raise InvalidInput(f"noisegauge scorer: missing {', '.join(missing)}")
     assert question is not None and response is not None and reference is not None
+    if messages is not None:
+        try:
+            return Sample.from_record({"user_input": messages, "response": response,
+                                       "reference": reference,
+                                       "retrieved_contexts": list(contexts or ())})
+        except InvalidSample as exc:
+            raise InvalidInput(f"noisegauge scorer: inputs: {exc}") from None
     return Sample(user_input=question, response=response, reference=reference,
                   retrieved_contexts=tuple(contexts or ()))
 
@@ -75,10 +98,12 @@ def make_scorers(judge: Judge | str, metrics: Sequence[str] | None = None, *,
                            f"known: {', '.join(METRIC_NAMES)}")
     mode = check_compat(compat)
     resolved = get_judge(judge) if isinstance(judge, str) else judge
-    memo: OrderedDict[tuple[str, str, str | None, tuple[str, ...]], SampleResult] = OrderedDict()
+    memo: OrderedDict[tuple[Any, ...], SampleResult] = OrderedDict()
 
     def judged(sample: Sample) -> SampleResult:
-        key = (sample.user_input, sample.response, sample.reference, sample.retrieved_contexts)
+        # Same question after other turns is another sample: the history is part of the key.
+        key = (sample.user_input, sample.response, sample.reference, sample.retrieved_contexts,
+               sample.history)
         if key in memo:
             memo.move_to_end(key)
             return memo[key]

@@ -332,8 +332,6 @@ def _record(trace: _Trace, references: References | None) -> tuple[dict[str, Any
         if ref.get("reference_context_ids") is not None:
             record["reference_context_ids"] = ref["reference_context_ids"]
     meta: dict[str, Any] = {}
-    if history:
-        meta["history"] = history  # read as a conversation where Sample knows history
     if trace.problems:
         meta["trace_problems"] = list(trace.problems)
     if meta:

@@ -11,6 +11,12 @@ Recognised by shape, not by class, so any Ragas version (and any look-alike) wor
 
 Ragas field names are ours (``user_input, response, reference, retrieved_contexts``);
 other fields (``reference_contexts``, ``rubrics``, ...) are kept in ``metadata``.
+
+A ``MultiTurnSample`` (``user_input`` a list of ``HumanMessage | AIMessage | ToolMessage``)
+has no ``response`` or ``retrieved_contexts`` field: its last AI message is the response,
+the human message before it the question and the turns before that the history; the tool
+messages between the question and the answer (the retrieval the answer was written from)
+are the retrieved contexts, unless the object carries ``retrieved_contexts`` itself.
 """
 
 from __future__ import annotations
@@ -42,10 +48,6 @@ def sample_record(obj: Any, row: int | None = None) -> Any:
     reader's own checks name what is wrong with it)."""
     if not is_sample_like(obj):
         return obj
-    if type(obj).__name__ == _MULTI_TURN or not isinstance(obj.user_input, (str, type(None))):
-        raise InvalidSample(f"a {type(obj).__name__} holds a conversation, not one question",
-                            row=row, field="user_input", expected="single-turn samples (user_input, "
-                            "response, reference, retrieved_contexts as text)")
     fields: Any
     if callable(getattr(obj, "model_dump", None)):
         fields = obj.model_dump(exclude_none=True)
@@ -57,7 +59,66 @@ def sample_record(obj: Any, row: int | None = None) -> Any:
         fields = {k: v for k, v in vars(obj).items() if not k.startswith("_")}
     if not isinstance(fields, Mapping):
         return obj
-    return {k: v for k, v in fields.items() if v is not None}
+    record = {k: v for k, v in fields.items() if v is not None}
+    if type(obj).__name__ == _MULTI_TURN or not isinstance(obj.user_input, (str, type(None))):
+        return _multi_turn(record, obj, row)
+    return record
+
+
+def _message(message: Any) -> Any:
+    """A Ragas message object as a dict (``type``, ``content``, ``tool_calls``)."""
+    if isinstance(message, Mapping) or not hasattr(message, "content"):
+        return message
+    dump = getattr(message, "model_dump", None)
+    if callable(dump):
+        data = dump(exclude_none=True)
+        if isinstance(data, Mapping):
+            return dict(data)
+    return {k: getattr(message, k) for k in ("type", "role", "content", "tool_calls")
+            if getattr(message, k, None) is not None}
+
+
+def _role(message: Any) -> Any:
+    if not isinstance(message, Mapping):
+        return None
+    return message.get("role") if message.get("role") is not None else message.get("type")
+
+
+def _multi_turn(record: dict[str, Any], obj: Any, row: int | None) -> dict[str, Any]:
+    """A multi-turn sample's record: the last AI message as ``response``, the tool results
+    after the last human message as ``retrieved_contexts`` (when it has none of its own)."""
+    raw = getattr(obj, "user_input", None)
+    messages = [_message(m) for m in (raw if isinstance(raw, Sequence) and not isinstance(
+        raw, (str, bytes)) else [])]
+    if not messages:  # not a list: Sample.from_record names the problem
+        return record
+    record["user_input"] = messages
+    talk = [k for k, m in enumerate(messages) if _role(m) not in ("tool", "function")]
+    if "response" not in record and talk and _role(messages[talk[-1]]) in ("ai", "assistant"):
+        answer = messages[talk[-1]]
+        if isinstance(answer.get("content"), str) and not answer.get("tool_calls"):
+            record["response"] = answer["content"]
+            messages = messages[:talk[-1]]
+            record["user_input"] = messages
+    humans = [k for k, m in enumerate(messages) if _role(m) in ("human", "user")]
+    after = messages[humans[-1] + 1:] if humans else []
+    steps = all(_role(m) in ("tool", "function") or (isinstance(m, Mapping) and m.get("tool_calls"))
+                for m in after)
+    if steps:  # the retrieval between the question and the answer: the question ends the talk
+        record["user_input"] = messages[:humans[-1] + 1] if humans else messages
+    if "retrieved_contexts" not in record:
+        tools = [m.get("content") for m in after
+                 if isinstance(m, Mapping) and _role(m) in ("tool", "function")]
+        if not tools:
+            raise InvalidSample(
+                f"a {type(obj).__name__} carries no retrieved chunks: no retrieved_contexts, "
+                "and no tool message after the last human message", row=row,
+                field="retrieved_contexts",
+                expected="the chunks the answer was written from: the retrieval tool's "
+                         "ToolMessage between the question and the answer, or rows as dicts "
+                         "with retrieved_contexts beside the conversation")
+        record["retrieved_contexts"] = tools
+    return record
 
 
 def object_row(index: int, item: Any, *, bytes_valid: bool = True) -> RawRow:

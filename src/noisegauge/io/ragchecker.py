@@ -78,6 +78,8 @@ def to_ragchecker_record(index: int, row: Mapping[str, Any], sample: Mapping[str
         "response": s.get("response"),
         "retrieved_context": [{"doc_id": d, "text": t} for d, t in zip(ids, chunks, strict=True)],
     }
+    if s.get("history"):  # a conversation (not a RAGChecker field): read back with the query
+        out["history"] = list(s["history"])
     if verdicts is not None:
         cv = ClaimVerdicts.from_dict(dict(verdicts))
         out.update(

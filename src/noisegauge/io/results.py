@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import InvalidInput
 
-__all__ = ["RESULTS_HINT", "check_result", "iter_objects", "iter_results", "read_results"]
+__all__ = ["RESULTS_HINT", "check_result", "history_turns", "iter_objects", "iter_results", "read_results"]
 
 RESULTS_HINT = "expected the JSONL that `noisegauge score --out results.jsonl` writes"
 
@@ -97,6 +97,36 @@ def _input_problem(inp: Mapping[str, Any]) -> str | None:
     for key in ("retrieved_contexts", "chunk_ids"):
         if inp.get(key) is not None and not isinstance(inp[key], list):
             return f"'input.{key}' is {_kind(inp[key])}, not a list"
+    return _history_problem(inp.get("history"))
+
+
+#: The roles a result row's ``input.history`` may name (what ``Sample.to_record`` writes).
+_ROLES = ("user", "assistant", "system")
+
+
+def history_turns(inp: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The turns before the question of a result row's ``input`` (``history``, as
+    ``Sample.to_record`` writes it), as ``(role, text)``; empty for a single turn."""
+    turns = inp.get("history")
+    if not isinstance(turns, list):
+        return []
+    return [(str(t.get("role", "")), str(t.get("content", ""))) for t in turns
+            if isinstance(t, Mapping)]
+
+
+def _history_problem(history: Any) -> str | None:
+    """``input.history``: absent for a single turn, else ``[{"role", "content"}]``."""
+    if history is None:
+        return None
+    if not isinstance(history, list):
+        return f"'input.history' is {_kind(history)}, not a list of turns"
+    for k, turn in enumerate(history):
+        if not isinstance(turn, dict):
+            return f"'input.history[{k}]' is {_kind(turn)}, not a {{role, content}} object"
+        if turn.get("role") not in _ROLES:
+            return f"'input.history[{k}].role' is {turn.get('role')!r}, not one of {', '.join(_ROLES)}"
+        if not isinstance(turn.get("content"), str):
+            return f"'input.history[{k}].content' is {_kind(turn.get('content'))}, not a string"
     return None
 
 

@@ -27,7 +27,12 @@ JSON_FIELDS = frozenset(FIELD_ALIASES["retrieved_contexts"]) | {
     "response_claims", "gt_answer_claims", "answer2response", "response2answer",
     "retrieved2response", "retrieved2answer", "metadata", "chunk_ids", "ground_truths",
     "retrieved_context_ids", "reference_context_ids",
-    "distractors", "draft"}  # a golden row's own traps and how it was drafted (testset)
+    "distractors", "draft",  # a golden row's own traps and how it was drafted (testset)
+    "history"}  # the turns before the question: [{"role", "content"}]
+#: Fields that may hold a conversation (a list of messages) instead of text: a table cell
+#: is decoded only when it is a JSON list of objects, so a question that merely starts
+#: with "[" stays a question.
+CONVERSATION_FIELDS = frozenset(FIELD_ALIASES["user_input"])
 
 _ID_KEYS = frozenset(FIELD_ALIASES["id"])
 
@@ -220,5 +225,13 @@ def clean_tabular(record: Mapping[str, Any]) -> dict[str, Any]:
                     pass  # left as text: Sample validation names the field and the fix
             elif not text:
                 value = None
+        elif key in CONVERSATION_FIELDS and isinstance(value, str) and value.lstrip()[:1] == "[":
+            try:
+                decoded = json.loads(value)
+            except json.JSONDecodeError:
+                decoded = None
+            if isinstance(decoded, list) and decoded and all(isinstance(m, Mapping)
+                                                             for m in decoded):
+                value = decoded
         out[str(key)] = value
     return out

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..io.results import history_turns
 from .claims import LEAK_KINDS, leak_kind
 from .identity import DIGEST_PREFIX, chunk_sources
 from .topk import TopK, TopKRow
@@ -37,6 +38,9 @@ class Example:
     kind: str
     position: int
     sample: str | int
+    #: For a claim of a conversation: the last turns before it and the question
+    #: (``conversation_line``), which give the claim its meaning; None for a single turn.
+    context: str | None = None
 
 
 @dataclass(slots=True)
@@ -161,6 +165,30 @@ def _row_sources(row: Mapping[str, Any], n: int) -> tuple[str, ...] | None:
     return chunk_sources([str(t) for t in texts], ids if isinstance(ids, list) else None)
 
 
+#: Earlier turns shown with a leaked claim of a conversation, and characters per turn.
+CONTEXT_TURNS = 2
+CONTEXT_CHARS = 80
+
+
+def conversation_line(inp: Any) -> str | None:
+    """The last turns before the question and the question, one line (``user: ... ·
+    assistant: ... · question: ...``); None when the row is a single turn."""
+    if not isinstance(inp, Mapping):
+        return None
+    turns = history_turns(inp)
+    if not turns:
+        return None
+
+    def cut(text: str) -> str:
+        text = " ".join(text.split())
+        return text if len(text) <= CONTEXT_CHARS else text[:CONTEXT_CHARS - 1] + "…"
+
+    shown = [f"{role}: {cut(text)}" for role, text in turns[-CONTEXT_TURNS:]]
+    more = len(turns) - len(shown)
+    return ("… " if more else "") + " · ".join(
+        [*shown, f"question: {cut(str(inp.get('user_input') or ''))}"])
+
+
 def agreement_slot(chunk: Mapping[str, Any]) -> int | None:
     """Where a chunk entry counts in ``Agreement`` (both, labels only, judge only, neither);
     None unless labels decided it and the judge's reading was kept (``--relevance both``)."""
@@ -252,7 +280,8 @@ class LeakTally:
                 if src.examples is None:
                     src.examples = []
                 if len(src.examples) < EXAMPLES:
-                    src.examples.append(Example(str(claim.get("text", "")), kind, pos, sample))
+                    src.examples.append(Example(str(claim.get("text", "")), kind, pos, sample,
+                                                conversation_line(inp)))
             leaking.update(found)
         for a in leaking:  # a leaking source and each relevant source it came with
             for b in relevant - {a}:

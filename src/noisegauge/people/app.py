@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..errors import InvalidInput, MissingDependency
+from ..io.results import history_turns
 from .design import Plan
 from .human import is_complete
 from .labels import LabelFile, SampleLabels, digest_of, fold, sample_key
@@ -43,6 +44,7 @@ def _sample_view(row: Mapping[str, Any]) -> dict[str, Any]:
     chunks = list(inp.get("retrieved_contexts") or ())
     return {
         "digest": digest_of(row),
+        "history": [[role, text] for role, text in history_turns(inp)],
         "question": inp.get("user_input", ""), "response": inp.get("response", ""),
         "reference": inp.get("reference", ""), "chunks": chunks,
         "claims": [{"text": c.get("text", ""), "judge": {

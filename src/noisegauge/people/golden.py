@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, InvalidSample
+from ..samples import read_turns
 
 __all__ = ["GOLDEN_KINDS", "ROLES", "ExportCounts", "RowReview", "acceptable", "export_rows",
            "fold_golden", "golden_digest", "is_golden_row", "pool", "read_golden",
@@ -141,9 +142,21 @@ def question_text(row: Mapping[str, Any]) -> str:
     """The question: ``user_input``, or the last message's content of a conversation."""
     q = row.get("user_input")
     if isinstance(q, list) and q:
-        last = q[-1]
-        return str(last.get("content", "")) if isinstance(last, dict) else str(last)
+        try:
+            return read_turns(row)[0]
+        except InvalidSample:  # shown as written: the page is for reading, not for scoring
+            last = q[-1]
+            return str(last.get("content", "")) if isinstance(last, dict) else str(last)
     return str(q or "")
+
+
+def history_of(row: Mapping[str, Any]) -> list[list[str]]:
+    """The turns before the question, ``[[role, text], ...]``; empty for a single turn or a
+    conversation that does not read (its row is shown with the question alone)."""
+    try:
+        return [[t.role, t.content] for t in read_turns(row)[1]]
+    except InvalidSample:
+        return []
 
 
 def _text_id(text: str) -> str:
@@ -167,6 +180,9 @@ def pool(row: Mapping[str, Any]) -> list[dict[str, Any]]:
 def golden_digest(row: Mapping[str, Any]) -> str:
     """What a review was made on: the question, the drafted reference and the pool's texts."""
     parts = [question_text(row), row.get("reference"), [i["text"] for i in pool(row)]]
+    history = history_of(row)
+    if history:  # a conversation: other turns, another question (single turns keep their digest)
+        parts.append(history)
     blob = json.dumps(parts, ensure_ascii=False, sort_keys=True).encode("utf-8")
     return hashlib.sha256(blob).hexdigest()[:16]
 

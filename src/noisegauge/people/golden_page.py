@@ -20,6 +20,7 @@ from .golden import (
     acceptable,
     fold_golden,
     golden_digest,
+    history_of,
     pool,
     question_text,
     reference_of,
@@ -75,7 +76,7 @@ class GoldenState:
                 item["sentences"] = sentences(item["text"])
             draft = row["draft"] if isinstance(row.get("draft"), dict) else {}
             out.append({"id": row["id"], "digest": self.digests[row["id"]],
-                        "question": question_text(row),
+                        "history": history_of(row), "question": question_text(row),
                         "draft_reference": row.get("reference") or "",
                         "draft": {"method": draft.get("method"),
                                   "confidence": draft.get("confidence")},

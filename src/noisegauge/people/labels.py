@@ -58,6 +58,8 @@ def digest_of(row: Mapping[str, Any]) -> str:
     parts = [[c.get("text") for c in row.get("response_claims") or ()],
              [c.get("text") for c in row.get("reference_claims") or ()],
              list(inp.get("retrieved_contexts") or ()) or len(row.get("chunks") or ())]
+    if inp.get("history"):  # a conversation: other earlier turns, other meaning (single turns keep their digest)
+        parts.append(inp["history"])
     blob = json.dumps(parts, ensure_ascii=False, sort_keys=True).encode("utf-8")
     return hashlib.sha256(blob).hexdigest()[:16]
 

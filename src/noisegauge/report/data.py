@@ -18,7 +18,7 @@ from typing import Any
 from ..engine import catalogue
 from ..engine.summary import MetricSummary, summarize
 from ..errors import InvalidInput, InvalidSample
-from ..io.results import iter_results, read_results
+from ..io.results import history_turns, iter_results, read_results
 from ..judges.base import Usage
 from ..leaks.aggregate import Leaks, tally
 from .align import best_unit, locate
@@ -180,6 +180,9 @@ def sample_view(row: Mapping[str, Any], position: int, names: Sequence[str],
     if inp:
         view.update(q=str(inp.get("user_input") or ""), a=response,
                     r=str(inp.get("reference") or ""))
+        turns = history_turns(inp)
+        if turns:  # the conversation before the question: [[role, text], ...], oldest first
+            view["hi"] = [list(t) for t in turns]
         view["k"] = [[table.add(text), None if rel.get(j) is None else int(bool(rel[j])),
                       ids[j] if j < len(ids) else None] for j, text in enumerate(chunks)]
         meta = inp.get("metadata")

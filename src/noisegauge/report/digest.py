@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..io.results import history_turns
 from ..thresholds import Outcome, SampleFailure
 
 __all__ = ["WrongClaim", "wrong_claims", "clip", "sample_lines", "outcome_lines"]
@@ -73,7 +74,14 @@ def sample_lines(failure: SampleFailure, names: Sequence[str], *, claims: int = 
     if failure.error:
         return [f"{head}: could not be scored: {clip(str(row.get('reason')), 200)}"]
     lines = [f"{head}: {_values(row, names)}"]
-    question = (row.get("input") or {}).get("user_input")
+    inp = row.get("input") or {}
+    turns = history_turns(inp) if isinstance(inp, Mapping) else []
+    if turns:  # a conversation: the last turn before the question gives it its meaning
+        role, text = turns[-1]
+        n = len(turns) - 1
+        more = f"{n} earlier turn{'s' if n > 1 else ''}, then " if n else ""
+        lines.append(f"{indent}  after {more}{role}: {clip(text)}")
+    question = inp.get("user_input") if isinstance(inp, Mapping) else None
     if question:
         lines.append(f"{indent}  Q: {clip(question)}")
     for c in wrong_claims(row, claims):

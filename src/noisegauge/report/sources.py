@@ -21,7 +21,8 @@ def _pct(x: float | None) -> str:
 def _row(rank: int, s: SourceLeaks) -> Html:
     kinds = [el("span", {"class": f"badge b-{BUCKETS[k][0]}", "title": BUCKETS[k][1]},
                 f"{BUCKETS[k][1]} {s.kinds[k]:,}") for k in LEAK_KINDS if s.kinds.get(k)]
-    examples = [el("div", {"class": "ex"}, sample_link(ex.position, str(ex.sample)), " ", ex.text)
+    examples = [el("div", {"class": "ex"}, sample_link(ex.position, str(ex.sample)), " ", ex.text,
+                   None if ex.context is None else el("div", {"class": "ctx muted"}, ex.context))
                 for ex in s.examples]
     return el("tr", None,
               el("td", {"class": "num"}, str(rank)),

@@ -94,7 +94,11 @@ class Report:
         return estimate(list(self.rows()), labels, confidence)
 
     def to_pandas(self) -> Any:
-        """One row per input row: id, status, reason, the input texts, then a column per metric."""
+        """One row per input row: id, status, reason, the input texts, then a column per metric.
+
+        A run with a conversation has a ``history`` column before ``user_input`` (the turns
+        as ``[{"role", "content"}]``, ``[]`` for a single-turn row, as ``Sample.from_record``
+        reads it back); a run without one has no such column."""
         self._require_results()
         try:
             import pandas as pd
@@ -107,10 +111,13 @@ class Report:
                                    "response": s.response if s else None,
                                    "reference": s.reference if s else None,
                                    "retrieved_contexts": list(s.retrieved_contexts) if s else None}
+            if s is not None:
+                rec["history"] = [{"role": t.role, "content": t.content} for t in s.history]
             rec.update({name: r.value(name) for name in self.metrics})
             records.append(rec)
-        columns = ["id", "status", "reason", "user_input", "response", "reference",
-                   "retrieved_contexts", *self.metrics]
+        chats = any(s is not None and s.history for s in self.samples)
+        columns = ["id", "status", "reason", *(["history"] if chats else []), "user_input",
+                   "response", "reference", "retrieved_contexts", *self.metrics]
         df = pd.DataFrame.from_records(records, columns=columns)
         # Undefined is not NaN: nullable Float64 shows <NA>, and ``reason`` stays None, not NaN.
         df["reason"] = pd.Series([r.reason for r in self.results], dtype=object, index=df.index)

@@ -180,6 +180,16 @@ class Metric:
         return run_sync(self.single_turn_ascore(sample),
                         hint="use `await scorer.single_turn_ascore(...)`")
 
+    async def multi_turn_ascore(self, sample: Any) -> float | None:
+        """Ragas' call for a ``MultiTurnSample`` (or a dict whose ``user_input`` is a
+        conversation): the value for its last turn, read with the turns before it."""
+        return (await self.ascore(sample)).value
+
+    def multi_turn_score(self, sample: Any) -> float | None:
+        """Synchronous ``multi_turn_ascore``."""
+        return run_sync(self.multi_turn_ascore(sample),
+                        hint="use `await scorer.multi_turn_ascore(...)`")
+
     def pick(self, result: SampleResult) -> MetricResult:
         """This metric's value out of a judged pass (a metric outside the family is
         computed here from the pass's verdicts, by its catalogue function)."""

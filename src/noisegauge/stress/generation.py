@@ -11,14 +11,14 @@ import asyncio
 import hashlib
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..infra.store import JudgeCache
 from ..infra.transport import Failure, Limits, RetriesExhausted, RetryPolicy, call_with_retries
-from .pipelines import Pipeline, PipelineInterrupted, pipeline_identity
+from .pipelines import Pipeline, PipelineInterrupted, pipeline_identity, takes_history
 
 __all__ = ["Generation", "GenerationCache", "Generator", "cache_key"]
 
@@ -36,9 +36,14 @@ class Generation:
     interrupted: bool = False
 
 
-def cache_key(identity: dict[str, Any], question: str, contexts: Sequence[str]) -> str:
-    blob = json.dumps({"pipeline": identity, "question": question, "contexts": list(contexts)},
-                      sort_keys=True, ensure_ascii=False)
+def cache_key(identity: dict[str, Any], question: str, contexts: Sequence[str],
+              history: Sequence[Mapping[str, str]] = ()) -> str:
+    """The answer's key: the pipeline, the question, the chunks, and the turns before the
+    question when there are any (a single-turn key is what it always was)."""
+    data: dict[str, Any] = {"pipeline": identity, "question": question, "contexts": list(contexts)}
+    if history:
+        data["history"] = [[t["role"], t["content"]] for t in history]
+    blob = json.dumps(data, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
@@ -92,6 +97,8 @@ class Generator:
         self._policy = RetryPolicy(max_retries=retries, backoff_base=backoff,
                                    backoff_max=max(backoff, 30.0), timeout=timeout)
         self._cache = cache if getattr(pipeline, "cacheable", True) else None
+        #: Whether the pipeline's ``generate`` takes the conversation (``history=``).
+        self.takes_history = takes_history(getattr(pipeline, "generate", None))
 
     def _classify(self, exc: BaseException) -> Failure:
         should_retry = getattr(self.pipeline, "should_retry", None)
@@ -99,8 +106,11 @@ class Generator:
         return Failure(retryable=callable(should_retry) and bool(should_retry(exc)),
                        retry_after=retry_after if isinstance(retry_after, (int, float)) else None)
 
-    async def generate(self, question: str, contexts: Sequence[str]) -> Generation:
-        key = cache_key(self.identity, question, contexts) if self._cache else ""
+    async def generate(self, question: str, contexts: Sequence[str],
+                       history: Sequence[Mapping[str, str]] = ()) -> Generation:
+        """One answer; ``history`` (the turns before ``question``) goes to a pipeline whose
+        ``generate`` takes it, and into the cache key when there is any."""
+        key = cache_key(self.identity, question, contexts, history) if self._cache else ""
         if self._cache is not None:
             hit = self._cache.get(key)
             if hit is not None:
@@ -111,6 +121,9 @@ class Generator:
         async def attempt() -> Any:
             nonlocal attempts
             attempts += 1
+            if self.takes_history:
+                return await self.pipeline.generate(question, list(contexts),  # type: ignore[call-arg]
+                                                    history=list(history))
             return await self.pipeline.generate(question, list(contexts))
 
         try:

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import InvalidInput, InvalidSample
 from ..io.readers import open_source
-from ..samples import FIELD_ALIASES, Sample
+from ..samples import FIELD_ALIASES, Sample, Turn
 from ..testset.rows import DISTRACTOR_KINDS
 
 __all__ = ["GoldenItem", "Trap", "TRAP_KINDS", "NO_ANSWER", "load_golden", "read_golden", "load_records", "load_pool",
@@ -84,6 +84,9 @@ class GoldenItem:
     metadata: Mapping[str, Any] = field(default_factory=dict)
     #: The row's own traps (``distractors``), in file order; empty when it has none.
     distractors: tuple[Trap, ...] = ()
+    #: The conversation before ``question`` (a chat's golden row), oldest first; it goes to
+    #: the pipeline (when it takes ``history``) and with every noisy sample.
+    history: tuple[Turn, ...] = ()
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any], row: int) -> GoldenItem:
@@ -105,7 +108,7 @@ class GoldenItem:
                                 expected="at least one relevant chunk per golden question")
         return cls(id=s.id if s.id is not None else f"q{row}", question=s.user_input,
                    reference=s.reference, relevant=s.retrieved_contexts, chunk_ids=s.chunk_ids,
-                   metadata=dict(s.metadata), distractors=traps)
+                   metadata=dict(s.metadata), distractors=traps, history=s.history)
 
 
 def load_records(path: str | Path, *, strings: bool = False) -> list[Any]:

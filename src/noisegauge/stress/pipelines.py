@@ -8,10 +8,16 @@
   and the JSON path of the answer are configurable);
 - ``"package.module:function"``: a Python callable ``(question, contexts) -> answer``, sync or async;
 - a callable or a ``Pipeline`` object, passed through.
+
+A golden row of a conversation carries the turns before its question: a callable (or a
+``Pipeline``'s ``generate``) with a ``history`` parameter gets them as
+``[{"role", "content"}]``, oldest first; the ``openai:`` pipeline sends them as chat
+messages before the prompt. Other pipelines answer the last question alone (a warning says so).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import inspect
@@ -23,7 +29,7 @@ from .._identity import identity_of
 from ..errors import InvalidInput
 
 __all__ = ["Pipeline", "CallablePipeline", "PipelineExit", "PipelineInterrupted", "get_pipeline",
-           "pipeline_identity", "takes_option"]
+           "pipeline_identity", "takes_history", "takes_option"]
 
 
 class PipelineExit(Exception):
@@ -41,6 +47,20 @@ class Pipeline(Protocol):
     ``async aclose()``."""
 
     async def generate(self, question: str, contexts: Sequence[str]) -> str: ...
+
+
+def takes_history(fn: object) -> bool:
+    """Whether ``fn`` (a pipeline callable or a ``generate`` method) has a ``history``
+    parameter that can be passed by keyword."""
+    if not callable(fn):
+        return False
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # a builtin or a C callable: no signature to read
+        return False
+    param = params.get("history")
+    return param is not None and param.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                                inspect.Parameter.KEYWORD_ONLY)
 
 
 def pipeline_identity(pipeline: object) -> dict[str, Any]:
@@ -62,6 +82,12 @@ class CallablePipeline:
         self._name = name or f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', repr(fn))}"
         # Objects with an async __call__ are caught by the awaitable check in generate().
         self._async = inspect.iscoroutinefunction(fn)
+        self._history = takes_history(fn)
+
+    @property
+    def takes_history(self) -> bool:
+        """Whether the function takes the conversation (a ``history`` parameter)."""
+        return self._history
 
     def identity(self) -> dict[str, Any]:
         # The source hash makes an edited function miss the generation cache instead of
@@ -75,12 +101,18 @@ class CallablePipeline:
     def should_retry(self, exc: BaseException) -> bool:
         return isinstance(exc, (TimeoutError, ConnectionError))
 
-    async def generate(self, question: str, contexts: Sequence[str]) -> str:
+    async def generate(self, question: str, contexts: Sequence[str],
+                       history: Sequence[Mapping[str, str]] | None = None) -> str:
+        """``history``: the turns before ``question``; passed on (``[]`` for a single turn)
+        when the function takes a ``history`` parameter, else left out."""
+        fn: Callable[..., Any] = self._fn
+        if self._history:
+            fn = functools.partial(self._fn, history=[dict(t) for t in history or ()])
         try:
             if self._async:
-                result = await self._fn(question, list(contexts))
+                result = await fn(question, list(contexts))
             else:
-                result = await in_daemon_thread(self._fn, question, list(contexts))
+                result = await in_daemon_thread(fn, question, list(contexts))
                 if inspect.isawaitable(result):
                     result = await result
         except SystemExit as exc:

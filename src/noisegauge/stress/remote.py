@@ -89,14 +89,19 @@ class OpenAIChatPipeline:
                                        max_retries=3)  # the SDK backs off on 429/5xx itself
         return self._client
 
-    async def generate(self, question: str, contexts: Sequence[str]) -> str:
+    async def generate(self, question: str, contexts: Sequence[str],
+                       history: Sequence[Mapping[str, str]] | None = None) -> str:
+        """``history``: the conversation's earlier turns, sent as chat messages before the
+        prompt (which holds the last question and the chunks)."""
         client = self._get_client()
         kwargs: dict[str, Any] = {"temperature": self.temperature}
         if self.max_tokens is not None:
             kwargs["max_tokens"] = self.max_tokens
+        turns = [{"role": t["role"], "content": t["content"]} for t in history or ()]
         response = await client.chat.completions.create(
             model=self.model,
-            messages=[{"role": "user", "content": render_prompt(self.template, question, contexts)}],
+            messages=[*turns,
+                      {"role": "user", "content": render_prompt(self.template, question, contexts)}],
             **kwargs)
         if not response.choices:
             raise ValueError("the endpoint returned no choices")

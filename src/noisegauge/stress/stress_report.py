@@ -28,6 +28,7 @@ from ..engine.catalogue import family
 from ..engine.summary import interval
 from ..errors import MissingDependency
 from ..infra.secrets import redact
+from ..samples import Turn
 from ..scoring.results import SampleResult
 from .chunks import Chunk
 
@@ -53,6 +54,8 @@ class StressRow:
     result: SampleResult
     generation_error: str | None = None
     cached: bool = False
+    #: The conversation before ``question`` (``GoldenItem.history``); empty for a single turn.
+    history: tuple[Turn, ...] = ()
 
     @property
     def sample_id(self) -> str:
@@ -69,7 +72,7 @@ class StressRow:
         failed = {} if self.answer is not None else {
             "status": "error", "reason": f"pipeline failed: {self.generation_error}"}
         return {
-            "id": self.sample_id, **failed, "user_input": self.question,
+            "id": self.sample_id, **failed, **self._history(), "user_input": self.question,
             "response": self.answer, "reference": self.reference,
             "retrieved_contexts": [{"doc_id": c.id, "text": c.text} for c in self.chunks],
             "metadata": {"item_id": self.item_id, "level": self.level, "repeat": self.repeat,
@@ -78,12 +81,18 @@ class StressRow:
                                     for c in self.chunks]},
         }
 
+    def _history(self) -> dict[str, Any]:
+        """``{"history": [...]}`` as ``Sample.to_record`` writes it; nothing for a single turn."""
+        if not self.history:
+            return {}
+        return {"history": [{"role": t.role, "content": t.content} for t in self.history]}
+
     def result_row(self) -> dict[str, Any]:
         row = self.result.to_row()
         row.update(item_id=self.item_id, level=self.level, repeat=self.repeat,
                    injected=self.injected, contexts_sha256=contexts_digest([c.text for c in self.chunks]))
         # The texts, so the row reads (and reports) on its own, like ``score --out`` rows.
-        row["input"] = {"user_input": self.question, "response": self.answer or "",
+        row["input"] = {**self._history(), "user_input": self.question, "response": self.answer or "",
                         "reference": self.reference,
                         "retrieved_contexts": [c.text for c in self.chunks],
                         "chunk_ids": [f"{c.kind}: {c.id}" if c.id else c.kind for c in self.chunks]}

@@ -12,6 +12,7 @@ in the curve, never as a clean answer at a noisy level.
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -41,10 +42,19 @@ from .distractors import (
 )
 from .generation import Generation, GenerationCache, Generator
 from .golden import GoldenItem, PoolChunk, load_pool, read_golden
-from .pipelines import Pipeline, PipelineInterrupted, get_pipeline, takes_option
+from .pipelines import (
+    CallablePipeline,
+    Pipeline,
+    PipelineInterrupted,
+    get_pipeline,
+    takes_history,
+    takes_option,
+)
 from .stress_report import StressReport, StressRow
 
 __all__ = ["NoisyCase", "plan_cases", "astress", "stress", "score_samples"]
+
+log = logging.getLogger("noisegauge")
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 
@@ -117,7 +127,8 @@ async def _generate_all(generator: Generator, cases: Sequence[NoisyCase],
         if case.undefined is not None:  # nothing to ask the pipeline
             done += 1
             return Generation(None)
-        g = await generator.generate(case.item.question, [c.text for c in case.chunks])
+        history = [{"role": t.role, "content": t.content} for t in case.item.history]
+        g = await generator.generate(case.item.question, [c.text for c in case.chunks], history)
         if g.interrupted:  # the pipeline raised KeyboardInterrupt: stop the sweep
             raise PipelineInterrupted(f"{case.item.id} at level {case.level}: {g.error}")
         done += 1
@@ -180,6 +191,13 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
     if timeout is not None and takes_option(pipeline, "timeout"):
         options["timeout"] = timeout  # the client's own timeout too: no socket left waiting
     pipe = get_pipeline(pipeline, **options)
+    chats = [it.id for it in items if it.history]
+    if chats and not (pipe.takes_history if isinstance(pipe, CallablePipeline)
+                      else takes_history(getattr(pipe, "generate", None))):
+        log.warning("%d golden rows are conversations (e.g. %s), but pipeline %s takes no "
+                    "history: it answers each last question alone. Give its function a "
+                    "history parameter to get the earlier turns.", len(chats), chats[0],
+                    pipeline if isinstance(pipeline, str) else type(pipe).__name__)
     if not getattr(pipe, "cacheable", True):
         cache = None  # e.g. the extractive baseline: recomputing beats a disk lookup
     gen_cache = GenerationCache(cache) if isinstance(cache, (str, Path)) else cache
@@ -208,7 +226,8 @@ async def astress(golden: str | Path | Iterable[GoldenItem | Mapping[str, Any]],
         result = (results.get(i) or undefined.get(i)
                   or error_result(f"pipeline failed: {g.error}", index=i, id=samples[i].id))
         rows.append(StressRow(case.item.id, case.item.question, case.item.reference, case.level,
-                              case.repeat, case.chunks, g.answer, result, g.error, g.cached))
+                              case.repeat, case.chunks, g.answer, result, g.error, g.cached,
+                              history=case.item.history))
     shortfalls = [{"id": c.item.id, "level": c.level, "repeat": c.repeat, "injected": n}
                   for c in cases if c.undefined is None
                   and (n := sum(ch.kind != "relevant" for ch in c.chunks)) < c.level]
@@ -240,7 +259,7 @@ def _sample(case: NoisyCase, answer: str) -> Sample:
     return Sample(user_input=case.item.question, response=answer, reference=case.item.reference,
                   retrieved_contexts=tuple(c.text for c in case.chunks),
                   id=f"{case.item.id}@L{case.level}r{case.repeat}",
-                  chunk_ids=tuple(c.id for c in case.chunks),
+                  chunk_ids=tuple(c.id for c in case.chunks), history=case.item.history,
                   metadata={"item_id": case.item.id, "level": case.level, "repeat": case.repeat})
 
 

@@ -59,6 +59,9 @@
       info ? el("div", { class: "draft-info" }, "drafted: " + info) : null,
       r.status && r.status !== "drafted" ? el("div", { class: "banner", id: "banner", dir: "auto" },
         r.status === "no_answer" ? "no answer found in the documents" : "conflict", r.reason ? ": " + r.reason : "") : null,
+      (r.history || []).length ? el("h2", null, "Conversation before the question") : null,
+      (r.history || []).length ? el("ol", { class: "turns", id: "history" }, r.history.map(([role, text]) => el("li", { class: "turn turn-" + role },
+        el("span", { class: "role" }, role), " ", el("span", { class: "text", dir: "auto" }, text)))) : null,
       el("h2", null, "Question"), el("div", { class: "text", id: "question", dir: "auto" }, r.question));
     const cls = (n, extra) => "item" + (n === focus ? " focus" : "") + (extra ? " " + extra : "");
     const refBox = el("div", { class: cls(0), "data-item": 0, id: "reference-item", onclick: () => { focus = 0; render(); } },

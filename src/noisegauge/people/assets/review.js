@@ -105,7 +105,11 @@
     const head = el("h2", null, s.id, " ", complete(s) ? el("span", { class: "done-badge" }, "✓ complete") : null,
       s.labels.skip !== null ? el("span", { class: "looked" }, ` skipped: ${s.labels.skip}`) : null,
       s.labels.looked ? el("span", { class: "looked" }, " · labelled after looking at the judge") : null);
+    const turns = s.history || [];
     root.append(head,
+      turns.length ? el("h2", null, `Conversation before the question · ${turns.length} ${turns.length === 1 ? "turn" : "turns"}`) : null,
+      turns.length ? el("ol", { class: "turns", id: "history" }, turns.map(([role, text]) => el("li", { class: "turn turn-" + role },
+        el("span", { class: "role" }, role), " ", el("span", { class: "text" }, text)))) : null,
       el("h2", null, "Question"), el("div", { class: "text", id: "question" }, s.question),
       el("h2", null, "Reference"), el("div", { class: "text", id: "reference" }, s.reference),
       el("h2", null, "Answer"), el("div", { class: "text", id: "answer" }, s.response));

@@ -381,6 +381,15 @@
     return h("section", { style: "margin-top:16px" }, h("h3", null, "Compared with " + D.otherLabel),
       h("div", { class: "chips" }, deltas), h("div", { class: "side" }, side(D.thisLabel || "this run", s), side(D.otherLabel, o)));
   }
+  // The turns before the question (a conversation): who said what, oldest first.
+  const ROLE = { user: "User", assistant: "Assistant", system: "System" };
+  function historyNode(s) {
+    if (!s.hi || !s.hi.length) return null;
+    return h("div", { class: "history" },
+      h("h3", { style: "margin-top:0" }, "Conversation before the question · " + s.hi.length + (s.hi.length === 1 ? " turn" : " turns")),
+      h("ol", { class: "turns" }, s.hi.map(([role, text]) => h("li", { class: "turn turn-" + role },
+        h("span", { class: "role" }, ROLE[role] || role), h("div", { class: "text" }, text)))));
+  }
   function drawSample(pos) {
     const s = S[pos];
     current = s; pinned = null;
@@ -395,7 +404,7 @@
     const undef = s.u && Object.keys(s.u).length && s.s === "ok" ? h("p", { class: "why" }, "Undefined here: ",
       Object.entries(s.u).map(([n, why]) => (D.labels[n] || n) + " (" + why + ")").join("; ")) : null;
     const left = h("div", null,
-      h("section", { class: "card" }, h("h3", { style: "margin-top:0" }, "Question"),
+      h("section", { class: "card" }, historyNode(s), h("h3", { style: s.hi ? null : "margin-top:0" }, "Question"),
         h("div", { class: "text question" }, s.q === undefined ? "(input texts not in the results)" : s.q),
         h("h3", null, "Response"), s.a ? legend(s) : null, s.a === undefined ? h("p", { class: "muted" }, "(not in the results)")
           : s.a ? responseNode(s) : h("p", { class: "muted" }, "(empty)"),
