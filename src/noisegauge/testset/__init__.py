@@ -61,8 +61,8 @@ async def abuild_testset(docs: Iterable[str | Path] | Sequence[Chunk], *,
     if log is not None:
         chunks, qs = _log_questions(chunks, read_log(log))
     elif questions is not None:
-        qs = [Question(i, text, "given", {"source": "questions", **meta})
-              for i, text, meta in read_questions(questions)]
+        qs = [Question(i, text, "given", {"source": "questions", **meta}, history=history)
+              for i, text, meta, history in read_questions(questions)]
     if not chunks:
         from ..errors import InvalidInput
         raise InvalidInput("the corpus is empty: give DOCS with text")
@@ -106,5 +106,5 @@ def _log_questions(chunks: list[Chunk], log: list[dict[str, Any]]
                 found = by_id[new_id] = by_text[text] = len(out) - 1
             idx.append(found)
         qs.append(Question(r["id"], r["user_input"], "log", {"source": "log", **r["metadata"]},
-                           tuple(dict.fromkeys(idx)), r["response"]))
+                           tuple(dict.fromkeys(idx)), r["response"], r["history"]))
     return out, qs

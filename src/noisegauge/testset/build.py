@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..judges.base import Judge
+from ..samples import Turn
 from ..textkit.sentences import sentences
 from ..textkit.tokens import tokenize
 from ..verdicts import Verdict
@@ -53,6 +54,9 @@ CONFLICT_CLOSE = 0.85
 #: A topical chunk scoring this share of the answer chunk is no trap: it may hold the answer.
 UNSURE_TOPICAL = 0.75
 
+#: User turns before a chat's question read with it (as the misattribution hints read them).
+LAST_USER_TURNS = 2
+
 #: ``(question, chunks) -> reference``: a generator that writes the reference.
 Writer = Callable[[str, Sequence[str]], Awaitable[str]]
 
@@ -68,6 +72,19 @@ class Question:
     #: From a log: indices (into the builder's chunks) of the chunks retrieved for it.
     log_chunks: tuple[int, ...] | None = None
     response: str | None = None
+    #: From a chat: the turns before the question, oldest first (they go into the row).
+    history: tuple[Turn, ...] = ()
+
+    @property
+    def earlier(self) -> str:
+        """The last user turns before the question (``LAST_USER_TURNS``), oldest first:
+        what an elliptical question ("And for monthly plans?") is about; "" for one turn."""
+        return " ".join([t.content for t in self.history if t.role == "user"][-LAST_USER_TURNS:])
+
+    @property
+    def asked(self) -> str:
+        """The question made clearer by the last user turns; the question alone in one turn."""
+        return f"{self.earlier} {self.text}" if self.history and self.earlier else self.text
 
 
 class Builder:
@@ -94,21 +111,25 @@ class Builder:
         return list(await asyncio.gather(*(one(q) for q in questions)))
 
     async def row(self, q: Question) -> GoldenRow:
-        ranked = rank_chunks(self.index, q.text, q.log_chunks)
-        q_terms = terms(q.text)
+        # in a chat, the question with the last user turns: "And for monthly plans?" alone
+        # names no refund; the question's own words still weigh most (``draft.EARLIER_TURNS``)
+        ranked = rank_chunks(self.index, q.text, q.log_chunks, q.earlier)
+        q_terms = terms(q.asked)
         meta: dict[str, Any] = {**q.metadata}
         if q.log_chunks is not None:
             meta["response"] = q.response
             meta["log_context_ids"] = [self.chunks[i].id for i in q.log_chunks]
         if not ranked or ranked[0].score < NO_ANSWER_BELOW or (
                 ranked[0].score < WEAK_ANSWER
-                and asked_share(self.index, q.text, ranked[0]) < NO_ANSWER_ASKED):
+                and asked_share(self.index, q.asked, ranked[0]) < NO_ANSWER_ASKED):
             return await self._no_answer(q, ranked, meta)
-        best = self._settle_side(q, q_terms, ranked)
-        reference = draft_reference(best, self.chunks[best.index].text, q.text)
-        hop = self._hop(q_terms, ranked, best)
+        best = self._settle_side(q, ranked)
+        reference = draft_reference(best, self.chunks[best.index].text, q.asked)
+        # the second hop is of the question's own terms: in a chat, the entity of an earlier
+        # turn ("Pro" before "And on the Team plan?") is what the question moved away from
+        hop = self._hop(terms(q.text), ranked, best)
         if hop is not None:
-            reference = f"{reference} {draft_reference(hop, self.chunks[hop.index].text, q.text)}"
+            reference = f"{reference} {draft_reference(hop, self.chunks[hop.index].text, q.asked)}"
         method, reasons = "extractive", []
         if self.writer is not None:
             used = [best] + ([hop] if hop is not None else [])
@@ -129,7 +150,7 @@ class Builder:
             q.id, q.text, reference, tuple(self.chunks[i].text for i in relevant),
             tuple(self.chunks[i].id for i in relevant), sort_distractors(distractors),
             Draft(method, q.origin, conf, self.judge_spec), status,
-            "; ".join(reasons) or None, conflict_ids, meta)
+            "; ".join(reasons) or None, conflict_ids, meta, q.history)
 
     async def _traps(self, q: Question, q_terms: Sequence[str], ranked: Sequence[Ranked],
                      best: Ranked, reference: str, hop: Ranked | None = None
@@ -137,7 +158,7 @@ class Builder:
         """(relevant chunks, traps, chunks in conflict) of a drafted row: the answer chunk's
         look-alikes, then the candidates near the question, each checked by the judge."""
         relevant = [best.index] + ([hop.index] if hop is not None else [])
-        traps, conflicts = self._lookalike_traps(best.index, q_terms)
+        traps, conflicts = self._lookalike_traps(best.index, q)
         traps = [t for t in traps if t[0] not in relevant]
         conflicts -= set(relevant)
         taken = {*relevant, *(d[0] for d in traps)}
@@ -146,13 +167,13 @@ class Builder:
             topical += [i for i, _ in self.index.search(q_terms, 10)
                         if i not in taken and i not in topical]
         topical = topical[:MAX_TOPICAL + 4]
-        holds = await self._holds_answer(reference, q.text, [i for i, _, _ in traps] + topical)
+        holds = await self._holds_answer(reference, q.asked, [i for i, _, _ in traps] + topical)
         score = {r.index: r.score for r in ranked}
         raw = {r.index: r.raw for r in ranked}
         # a chunk in conflict answers the same question: it holds what the answer chunk
         # holds of the question ("monthly", "Pro"), and states another value
         asked = set(q_terms) & self.index.term_sets[best.index]
-        keys = answer_keys(reference, q.text)
+        keys = answer_keys(reference, q.asked)
         out: list[Distractor] = []
         for i, kind, differs in traps:
             if i in holds:
@@ -178,7 +199,7 @@ class Builder:
         if not out:  # nothing near the question: the answer chunk's own neighbours
             near = [i for i, _ in self.index.search(self.index.doc_terms[best.index], 8)
                     if i not in relevant]
-            held = await self._holds_answer(reference, q.text, near)
+            held = await self._holds_answer(reference, q.asked, near)
             out += [Distractor(self.chunks[i].id, self.chunks[i].text, "topical")
                     for i in near if i not in held][:MAX_TOPICAL]
         return relevant, out, conflicts
@@ -202,25 +223,26 @@ class Builder:
         shared = (self.index.term_sets[i] & self.index.term_sets[best.index]) - set(q_terms)
         return any(self.index.idf(t) >= BRIDGE_IDF * self.index.oov_idf for t in shared)
 
-    def _settle_side(self, q: Question, q_terms: Sequence[str], ranked: list[Ranked]) -> Ranked:
+    def _settle_side(self, q: Question, ranked: list[Ranked]) -> Ranked:
         """The best chunk, unless the question names the other side of one of its
-        look-alikes ("Team" where the best chunk says "Pro"): then that look-alike."""
+        look-alikes ("Team" where the best chunk says "Pro"; in a chat, or the last user
+        turn that names a side does): then that look-alike."""
         best = ranked[0]
         if q.log_chunks is not None:
             return best
         for la in self.lookalikes.of(best.index):
-            if question_side(q_terms, la) == "theirs":
-                other = rank_chunks(self.index, q.text, [la.other])
+            if _side(q, la) == "theirs":
+                other = rank_chunks(self.index, q.text, [la.other], q.earlier)
                 if other:
                     return other[0]
         return best
 
-    def _lookalike_traps(self, i: int, q_terms: Sequence[str]
+    def _lookalike_traps(self, i: int, q: Question
                          ) -> tuple[list[tuple[int, Any, str]], set[int]]:
         traps: list[tuple[int, Any, str]] = []
         conflicts: set[int] = set()
         for la in self.lookalikes.of(i)[:MAX_LOOKALIKES]:
-            side = question_side(q_terms, la)
+            side = _side(q, la)
             if side in ("neither", "both") and _states_value(la):
                 traps.append((la.other, "conflicting", la.differs))
                 conflicts.add(la.other)
@@ -257,9 +279,9 @@ class Builder:
             return "extractive", extractive, None
         spec = self.writer_spec or "generator"
         texts = [self.chunks[r.index].text for r in used]
-        text = (await self.writer(q.text, texts)).strip()
+        text = (await self.writer(q.asked, texts)).strip()
         if text:
-            claims = await self.judge.extract(text, q.text)
+            claims = await self.judge.extract(text, q.asked)
             verdicts = await self.judge.check(" ".join(texts), claims) if claims else []
             if claims and all(v == Verdict.ENTAILED for v in verdicts):
                 return spec, text, None
@@ -275,7 +297,21 @@ class Builder:
             tuple(Distractor(self.chunks[i].id, self.chunks[i].text, "topical") for i in near),
             Draft("extractive", q.origin, 0.0, self.judge_spec), "no_answer",
             f"no answer found in the corpus{best}; write the reference in review, or drop "
-            "the row", (), meta)
+            "the row", (), meta, q.history)
+
+
+def _side(q: Question, la: LookAlike) -> str:
+    """Which side of a look-alike pair the question names (``lookalike.question_side``); in
+    a chat, a question that names none ("Does it include phone support?") names the side the
+    latest user turn naming one did, so "annual" then "And for monthly plans?" is monthly's."""
+    side = question_side(terms(q.text), la)
+    if side != "neither":
+        return side
+    for turn in reversed([t.content for t in q.history if t.role == "user"][-LAST_USER_TURNS:]):
+        earlier = question_side(terms(turn), la)
+        if earlier != "neither":
+            return earlier
+    return side
 
 
 def answer_keys(reference: str, question: str) -> set[str]:

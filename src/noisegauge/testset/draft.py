@@ -39,6 +39,10 @@ BRIDGE_IDF = 0.6
 MORE_SENTENCES = 2
 #: BM25 candidates read for each question.
 CANDIDATES = 20
+#: In a chat, what a term of the earlier user turns weighs beside one of the question: it
+#: says what an elliptical question ("And for monthly plans?") is about, and the question's
+#: own words ("monthly" over the earlier "annual") still decide.
+EARLIER_TURNS = 0.5
 
 _NUMBER_Q = re.compile(r"\b(how (many|much|long|old|far|often|big|large)|what (year|percentage|"
                        r"number|amount|price)|when)\b|몇|며칠|얼마|언제", re.IGNORECASE)
@@ -89,8 +93,17 @@ NEAR_WH = 3.0
 NAME_BOOST = 2.0
 
 
-def question_weights(index: Index, question: str) -> dict[str, float]:
-    """Each content term of the question with its weight: its idf, more near the wh-word."""
+def question_weights(index: Index, question: str, earlier: str = "") -> dict[str, float]:
+    """Each content term of the question with its weight: its idf, more near the wh-word;
+    the terms of ``earlier`` (a chat's last user turns) the question lacks, at
+    ``EARLIER_TURNS`` of theirs."""
+    out = _weights(index, question)
+    for t, w in _weights(index, earlier).items() if earlier else ():
+        out.setdefault(t, EARLIER_TURNS * w)
+    return out
+
+
+def _weights(index: Index, question: str) -> dict[str, float]:
     toks = tokenize(question)
     wh = [k for k, t in enumerate(toks) if _WH.match(t.text)]
     out: dict[str, float] = {}
@@ -179,13 +192,16 @@ def sentence_score(index: Index, q_terms: Mapping[str, float], kind: str, senten
     return score * (1.0 - min(0.1, 0.002 * max(0, len(s_terms) - 20))), coverage
 
 
-def rank_chunks(index: Index, question: str, candidates: Sequence[int] | None = None
-                ) -> list[Ranked]:
-    """Candidate chunks (BM25's best, or the given ones), best answer first."""
-    q_terms = question_weights(index, question)
+def rank_chunks(index: Index, question: str, candidates: Sequence[int] | None = None,
+                earlier: str = "") -> list[Ranked]:
+    """Candidate chunks (BM25's best, or the given ones), best answer first; ``earlier``:
+    a chat's last user turns before the question, which say what it is about."""
+    q_terms = question_weights(index, question, earlier)
     kind = answer_kind(question)
+    if kind == "any" and earlier:  # "And for monthly plans?" asks what the turn before did
+        kind = answer_kind(earlier)
     if candidates is None:
-        candidates = [i for i, _ in index.search(terms(question), CANDIDATES)]
+        candidates = [i for i, _ in index.search(terms(f"{earlier} {question}"), CANDIDATES)]
     out: list[Ranked] = []
     for i in candidates:
         chunk = index.chunks[i]

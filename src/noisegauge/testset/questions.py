@@ -17,8 +17,9 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidInput
+from ..errors import InvalidInput, InvalidSample
 from ..io.readers import open_source
+from ..samples import HISTORY_FIELD, Turn, read_turns
 from ..textkit.sentences import sentences
 from ..textkit.spans import spanned
 from .corpus import Chunk
@@ -45,36 +46,50 @@ def _question_text(record: Mapping[str, Any], path: Path, n: int) -> str:
                        "'user_input' string")
 
 
-def read_questions(path: str | Path) -> list[tuple[str, str, dict[str, Any]]]:
-    """(id, question, metadata) of a questions file: plain text, a question a line; or
-    JSONL/JSON/CSV rows with ``user_input`` (or ``question``) and optional ``id``."""
+def _question_turns(record: Mapping[str, Any], path: Path, n: int
+                    ) -> tuple[str, tuple[Turn, ...]]:
+    """The question and the turns before it: a chat's row (``user_input`` a conversation,
+    or ``history`` beside it) read as ``score`` reads it; else the question alone."""
+    value = next((record[k] for k in _QUESTION_FIELDS if record.get(k) is not None), None)
+    if isinstance(value, list) or record.get(HISTORY_FIELD) is not None:
+        try:
+            return read_turns(record, row=n)
+        except InvalidSample as exc:
+            raise InvalidInput(f"{path}: {exc}") from None
+    return _question_text(record, path, n), ()
+
+
+def read_questions(path: str | Path) -> list[tuple[str, str, dict[str, Any], tuple[Turn, ...]]]:
+    """(id, question, metadata, turns before it) of a questions file: plain text, a
+    question a line; or JSONL/JSON/CSV rows with ``user_input`` (or ``question``; a
+    conversation, or ``history`` beside it) and optional ``id``."""
     p = Path(path)
-    out: list[tuple[str, str, dict[str, Any]]] = []
+    out: list[tuple[str, str, dict[str, Any], tuple[Turn, ...]]] = []
     if p.suffix.lower() in (".txt", ".md", ""):
         try:
             lines = p.read_text(encoding="utf-8-sig").splitlines()
         except UnicodeDecodeError:
             raise InvalidInput(f"{p}: not UTF-8 text; save the questions as UTF-8, one "
                                "a line") from None
-        out = [(f"q{n:04d}", line.strip(), {}) for n, line in
+        out = [(f"q{n:04d}", line.strip(), {}, ()) for n, line in
                enumerate((x for x in lines if x.strip()), start=1)]
     else:
         for raw in open_source(p):
             n = raw.index + 1
             if raw.record is None:
                 if isinstance(raw.value, str) and raw.value.strip():
-                    out.append((f"q{n:04d}", raw.value.strip(), {}))
+                    out.append((f"q{n:04d}", raw.value.strip(), {}, ()))
                     continue
                 raise InvalidInput(f"{p}: row {n}: {raw.error or 'not an object'}; each row "
                                    "needs a user_input")
             rid = raw.record.get("id")
             meta = raw.record.get("metadata")
-            out.append((str(rid) if rid is not None else f"q{n:04d}",
-                        _question_text(raw.record, p, n),
-                        dict(meta) if isinstance(meta, Mapping) else {}))
+            question, history = _question_turns(raw.record, p, n)
+            out.append((str(rid) if rid is not None else f"q{n:04d}", question,
+                        dict(meta) if isinstance(meta, Mapping) else {}, history))
     if not out:
         raise InvalidInput(f"{p}: no questions; write one a line, or JSONL rows with user_input")
-    _unique([i for i, _, _ in out], p)
+    _unique([i for i, _, _, _ in out], p)
     return out
 
 
@@ -88,9 +103,10 @@ def _unique(ids: Sequence[str], path: Path) -> None:
 
 
 def read_log(path: str | Path) -> list[dict[str, Any]]:
-    """Rows of a production log: ``user_input``, ``response``, ``retrieved_contexts``
-    (strings, or objects with ``text``), optional ``retrieved_context_ids`` and ``id``.
-    Each comes back as ``{"id", "user_input", "response", "contexts": [(id|None, text)],
+    """Rows of a production log: ``user_input`` (a chat's conversation, or a string with
+    ``history`` beside it), ``response``, ``retrieved_contexts`` (strings, or objects with
+    ``text``), optional ``retrieved_context_ids`` and ``id``. Each comes back as ``{"id",
+    "user_input", "history": (Turn, ...), "response", "contexts": [(id|None, text)],
     "metadata"}``."""
     p = Path(path)
     out: list[dict[str, Any]] = []
@@ -100,7 +116,7 @@ def read_log(path: str | Path) -> list[dict[str, Any]]:
             raise InvalidInput(f"{p}: row {n}: {raw.error or 'not an object'}; a log row needs "
                                "user_input, response and retrieved_contexts")
         r = raw.record
-        question = _question_text(r, p, n)
+        question, history = _question_turns(r, p, n)
         ctx = r.get("retrieved_contexts", r.get("contexts"))
         if not isinstance(ctx, list) or not ctx:
             raise InvalidInput(f"{p}: row {n}: retrieved_contexts must be a non-empty list of "
@@ -120,7 +136,7 @@ def read_log(path: str | Path) -> list[dict[str, Any]]:
         response = r.get("response", r.get("answer"))
         meta = r.get("metadata")
         out.append({"id": str(r["id"]) if r.get("id") is not None else f"log{n:04d}",
-                    "user_input": question,
+                    "user_input": question, "history": history,
                     "response": response if isinstance(response, str) else None,
                     "contexts": contexts,
                     "metadata": dict(meta) if isinstance(meta, Mapping) else {}})

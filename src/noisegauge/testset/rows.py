@@ -7,6 +7,8 @@ read; it is fixed here and in ``docs/reference/golden.md``.
 {
   "id": "q0001",                        # the question's id (from --questions / --from-log, else q0001...)
   "user_input": "What is the refund window on the Pro plan?",
+  "history": [{"role": "user", "content": "..."}, ...],   # only from a chat log: the turns before
+                                        # user_input, oldest first (as `score` reads them)
   "reference": "Pro plan charges can be refunded within 30 days.",   # null when status is no_answer
   "retrieved_contexts": ["<text of a chunk that holds the answer>", ...],   # [] when no_answer
   "retrieved_context_ids": ["kb/refunds.md#2", ...],                       # same order, same length
@@ -49,6 +51,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from ..samples import HISTORY_FIELD, Turn
 
 __all__ = ["DISTRACTOR_KINDS", "STATUSES", "Distractor", "Draft", "GoldenRow", "KIND_ORDER"]
 
@@ -107,10 +111,15 @@ class GoldenRow:
     reason: str | None = None
     conflicts: tuple[str, ...] = ()
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    #: From a chat log: the conversation before ``user_input``, oldest first.
+    history: tuple[Turn, ...] = ()
 
     def to_record(self) -> dict[str, Any]:
-        """The JSON object written to GOLDEN.jsonl."""
-        return {"id": self.id, "user_input": self.user_input, "reference": self.reference,
+        """The JSON object written to GOLDEN.jsonl; ``history`` only for a conversation, so
+        a single-turn row is as it always was."""
+        turns = ({HISTORY_FIELD: [{"role": t.role, "content": t.content} for t in self.history]}
+                 if self.history else {})
+        return {"id": self.id, "user_input": self.user_input, **turns, "reference": self.reference,
                 "retrieved_contexts": list(self.retrieved_contexts),
                 "retrieved_context_ids": list(self.retrieved_context_ids),
                 "distractors": [d.to_record() for d in self.distractors],
