@@ -56,6 +56,28 @@ def test_junit_and_markdown_from_the_command(data: Path, tmp_path: Path) -> None
     assert summary.read_text(encoding="utf-8") == md + "\n"
 
 
+def test_the_step_summary_shows_what_a_failing_conversation_followed(tmp_path: Path) -> None:
+    chats = tmp_path / "chats.jsonl"
+    shutil.copy(ROOT / "examples" / "chat_log.jsonl", chats)
+    summary = tmp_path / "step.md"
+    out = _score(str(chats), "--judge", "fake", "--no-cache", "-q",
+                 "--fail-below", "faithfulness=1", "--fail-below", "context_precision=1",
+                 "--markdown", "summary.md", cwd=tmp_path, env={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert out.returncode == 1, out.stderr  # every chat misses a bar of 1: all three shown
+    assert summary.read_text(encoding="utf-8") == (tmp_path / "summary.md").read_text("utf-8") + "\n"
+    md = summary.read_text(encoding="utf-8").splitlines()
+    at = md.index("- **chat02-history-support** (faithfulness 0.000, context_precision 0.000): "
+                  "Does it include phone support too?")
+    assert md[at + 1] == ("  - after user: “Does the Starter plan include email support?” · "
+                          "assistant: “Yes, the Starter plan includes email support on weekdays.”")
+    # the system prompt and two turns before "And for monthly plans?": the first one counted
+    at = md.index("- **chat01-openai-refund** (faithfulness 1.000, context_precision 0.500): "
+                  "And for monthly plans?")
+    assert md[at + 1] == ("  - after 1 earlier turn, then user: “What is the refund window on "
+                          "annual plans?” · assistant: “Annual plans can be refunded within 30 "
+                          "days of purchase.”")
+
+
 def test_bars_from_pyproject_with_config(data: Path, tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
         '[tool.noisegauge.thresholds]\nnoise_sensitivity_relevant = "<=0.1"\n'

@@ -120,3 +120,26 @@ def test_markdown_goes_to_the_step_summary_when_set(tmp_path: Path,
     assert body.startswith("earlier step\n## ✅ noisegauge")  # appended, not replaced
     monkeypatch.delenv("GITHUB_STEP_SUMMARY")
     assert write_markdown(tmp_path / "again.md", gate) == [tmp_path / "again.md"]
+
+
+# LEAKY as the last turn of a chat: three turns before it, one with markup and a pipe.
+CHAT = {**LEAKY, "user_input": "And the notice period?", "history": [
+    {"role": "user", "content": "Can I cancel the Team plan?"},
+    {"role": "assistant", "content": "Yes, the Team plan can be cancelled anytime."},
+    {"role": "user", "content": "What about the <b>Pro</b> plan | `monthly`?"}]}
+
+
+def test_markdown_shows_the_last_turns_of_a_failing_conversation_escaped() -> None:
+    bar = Threshold.parse("noise_sensitivity_relevant", "<=0.1")
+    md = render_markdown(_gate([CHAT], bar)).splitlines()
+    at = md.index("- **pro-plan** (noise_sensitivity_relevant 0.500): And the notice period?")
+    assert md[at + 1] == (
+        "  - after 1 earlier turn, then assistant: “Yes, the Team plan can be cancelled "
+        "anytime.” · user: “What about the &lt;b&gt;Pro&lt;/b&gt; plan \\| \\`monthly\\`?”")
+    assert md[at + 2].startswith("  - “The Pro plan requires a 90-day notice period.”")
+    two = {**CHAT, "history": CHAT["history"][1:]}  # no earlier turn to count
+    md = render_markdown(_gate([two], bar)).splitlines()
+    assert md[md.index("- **pro-plan** (noise_sensitivity_relevant 0.500): And the notice "
+                       "period?") + 1].startswith("  - after assistant: “Yes, the Team plan")
+    single = render_markdown(_gate([LEAKY], bar))
+    assert "after " not in single  # a single turn's sample is as it was

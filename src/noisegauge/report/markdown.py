@@ -8,23 +8,42 @@ answer holding ``|``, backticks or ``<script>`` cannot break the table or the pa
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from ..engine.summary import methods_note
 from ..errors import UnwritableOutput
 from ..infra.outputs import unwritable, write_text
+from ..io.results import history_turns
 from .digest import clip, wrong_claims
 from .gate import GateReport
 
 __all__ = ["render_markdown", "write_markdown", "STEP_SUMMARY_ENV"]
 
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
+#: Turns of a conversation shown before its question (the last ones: they give an
+#: elliptical question its meaning); the earlier ones are counted.
+SHOWN_TURNS = 2
 _ESCAPE = str.maketrans({"|": "\\|", "<": "&lt;", ">": "&gt;", "&": "&amp;", "`": "\\`",
                          "*": "\\*", "_": "\\_", "[": "\\[", "]": "\\]", "\\": "\\\\"})
 
 
 def _md(text: object, limit: int = 140) -> str:
     return clip(str(text), limit).translate(_ESCAPE)
+
+
+def _turns_line(inp: Any) -> str | None:
+    """``after 2 earlier turns, then user: “...” · assistant: “...”``: the last turns before a
+    conversation's question, each escaped; None for a single turn."""
+    turns = history_turns(inp) if isinstance(inp, Mapping) else []
+    if not turns:
+        return None
+    n = len(turns) - SHOWN_TURNS
+    more = f"{n} earlier turn{'s' if n > 1 else ''}, then " if n > 0 else ""
+    said = " · ".join(f"{_md(role, 20)}: “{_md(text, 100)}”"
+                      for role, text in turns[-SHOWN_TURNS:])
+    return f"after {more}{said}"
 
 
 def _num(value: float | None) -> str:
@@ -75,9 +94,13 @@ def render_markdown(gate: GateReport, *, worst: int = 5) -> str:
                 continue
             metrics = f.row.get("metrics") or {}
             values = ", ".join(f"{n} {_num(metrics.get(n))}" for n in names)
-            question = (f.row.get("input") or {}).get("user_input")
+            inp = f.row.get("input") or {}
+            question = inp.get("user_input") if isinstance(inp, Mapping) else None
             lines.append(f"- **{_md(f.id, 80)}** ({values})" +
                          (f": {_md(question)}" if question else ""))
+            turns = _turns_line(inp)
+            if turns:  # a conversation: what the question follows, before what went wrong
+                lines.append(f"  - {turns}")
             for c in wrong_claims(f.row, 3):
                 src = f" {', '.join(map(str, c.chunks))}" if c.chunks else ""
                 lines.append(f"  - “{_md(c.text, 160)}”: {c.label}{src}")
