@@ -233,6 +233,76 @@ def test_scorers_give_the_metrics_of_one_judged_pass(client: Any) -> None:
     assert result.metrics["faithfulness/mean"] == pytest.approx(want.value("faithfulness"))
 
 
+def _support_chat(plan: str) -> dict[str, Any]:
+    """An MLflow row of a chat: "Yes, it includes 24/7 phone support." after turns about
+    ``plan``; the same question, answer and chunks whatever the plan."""
+    return {"inputs": {"messages": [
+                {"role": "system", "content": "You are a support assistant."},
+                {"role": "user", "content": f"Does the {plan} plan include email support?"},
+                {"role": "assistant", "content": f"Yes, the {plan} plan includes email support."},
+                {"role": "user", "content": "Does it include phone support too?"}]},
+            "outputs": {"response": "Yes, it includes 24/7 phone support.",
+                        "retrieved_contexts": [
+                            "Starter plan: email support on weekdays. No phone support.",
+                            "Business plan: 24/7 phone support and a named account manager."]},
+            "expectations": {"expected_response": "No, phone support is only included in the "
+                                                  "Business plan."}}
+
+
+def test_scorers_judge_a_conversation_with_its_turns_through_mlflow(client: Any) -> None:
+    """A chat's ``inputs["messages"]`` through ``mlflow.genai.evaluate`` on the real server:
+    each row is judged with its own turns ("it" is the Starter plan, or the Business plan),
+    the feedback logged on its trace is that row's, and the two rows share no judged pass."""
+    import mlflow
+
+    from noisegauge import Sample, score_sample
+    from noisegauge.integrations.mlflow import scorers
+
+    rows = [_support_chat("Starter"), _support_chat("Business")]
+    want = [score_sample(Sample.from_record({
+        "user_input": r["inputs"]["messages"], "response": r["outputs"]["response"],
+        "reference": r["expectations"]["expected_response"],
+        "retrieved_contexts": r["outputs"]["retrieved_contexts"]}), "lexical") for r in rows]
+    # about the Starter plan the answer is a hallucination; about Business, the chunk's
+    assert [w.value("faithfulness") for w in want] == [0.0, 1.0]
+    assert [w.value("hallucination") for w in want] == [1.0, 0.0]
+    mlflow.set_experiment("ng-genai-chat")
+    result = mlflow.genai.evaluate(data=rows, scorers=scorers("lexical", ["faithfulness",
+                                                                       "hallucination"]))
+    assert result.metrics["faithfulness/mean"] == pytest.approx(0.5)
+    assert result.metrics["hallucination/mean"] == pytest.approx(0.5)
+    traces = mlflow.search_traces(run_id=result.run_id, return_type="list")
+    assert len(traces) == 2
+    logged = {}
+    for t in traces:
+        asked = json.dumps(t.data.request)
+        plan = "Starter" if "Starter plan include email" in asked else "Business"
+        logged[plan] = {a.name: a.value for a in t.info.assessments
+                        if a.name in ("faithfulness", "hallucination")}
+    assert logged == {"Starter": {"faithfulness": 0.0, "hallucination": 1.0},
+                      "Business": {"faithfulness": 1.0, "hallucination": 0.0}}
+
+
+def test_score_logs_a_chat_log_with_its_turns(client: Any, tracking_uri: str,
+                                              tmp_path: Path) -> None:
+    chats = ROOT / "examples" / "chat_log.jsonl"
+    done = _cli(["score", str(chats), "--judge", "lexical", "--out", "results.jsonl", "-q",
+                 "--mlflow", "--mlflow-experiment", "ng-chat"], tmp_path, tracking_uri)
+    assert done.returncode == 0, done.stderr
+    run = client.get_run(_run_id(done.stdout))
+    for name, (mean, n, _, _) in _summary_of(tmp_path / "results.jsonl").items():
+        if mean is not None:
+            assert run.data.metrics[name] == pytest.approx(mean, abs=1e-12), name
+            assert run.data.metrics[f"{name}.n"] == n
+    got = Path(client.download_artifacts(run.info.run_id, "results.jsonl", str(tmp_path / "back")))
+    logged = [json.loads(x) for x in got.read_text("utf-8").splitlines()]
+    source = [json.loads(x) for x in chats.read_text("utf-8").splitlines() if x.strip()]
+    assert [r["input"]["user_input"] for r in logged] == [
+        "And for monthly plans?", "Does it include phone support too?", "Is it tracked?"]
+    assert logged[1]["input"]["history"] == source[1]["history"]
+    assert [t["role"] for t in logged[0]["input"]["history"]] == ["system", "user", "assistant"]
+
+
 def test_summary_metrics_never_log_an_undefined_mean() -> None:
     from noisegauge.integrations.mlflow import summary_metrics
 
