@@ -84,6 +84,26 @@ def test_the_last_user_turns_steer_what_is_retrieved(tmp_path: Path) -> None:
     assert without["chat-2"].retrieved_context_ids == ("plans/pro.md#2",)
 
 
+def test_the_question_outweighs_the_earlier_turns_and_a_pronoun_takes_their_name() -> None:
+    """examples/chat_log.jsonl over examples/lumora-kb: "And for monthly plans?" after a
+    question about annual plans drafts from the monthly chunk (the earlier "annual", rare and
+    next to its "what", never outweighs the "monthly" that replaced it), and the annual chunk
+    is its look-alike trap; "Does it include phone support too?" after a turn about the
+    Starter plan is about the Starter plan's chunk, not the Business plan's phone support."""
+    root = Path(__file__).resolve().parents[1] / "examples"
+    rows = {r.id: r for r in build_testset([root / "lumora-kb"], log=root / "chat_log.jsonl")}
+    monthly = rows["chat01-openai-refund"]
+    assert monthly.reference == "Refunds: monthly plans can be refunded within 7 days of purchase."
+    assert monthly.retrieved_context_ids == ("chat01-openai-refund#1",)
+    assert (monthly.distractors[0].id, monthly.distractors[0].kind,
+            monthly.distractors[0].differs) == (
+        "chat01-openai-refund#2", "look-alike", "monthly vs annual; 7 days vs 30 days")
+    assert [t.role for t in monthly.history] == ["system", "user", "assistant"]
+    starter = rows["chat02-history-support"]
+    assert starter.retrieved_context_ids == ("chat02-history-support#1",)
+    assert starter.retrieved_contexts[0].startswith("Starter plan:")
+
+
 def test_a_questions_file_with_a_conversation_searches_the_corpus_with_its_turns(
         tmp_path: Path) -> None:
     questions = tmp_path / "questions.jsonl"

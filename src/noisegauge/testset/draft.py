@@ -39,9 +39,10 @@ BRIDGE_IDF = 0.6
 MORE_SENTENCES = 2
 #: BM25 candidates read for each question.
 CANDIDATES = 20
-#: In a chat, what a term of the earlier user turns weighs beside one of the question: it
-#: says what an elliptical question ("And for monthly plans?") is about, and the question's
-#: own words ("monthly" over the earlier "annual") still decide.
+#: In a chat, what a term of the earlier user turns weighs at most: this share of the
+#: question's lightest term. It says what an elliptical question ("And for monthly plans?")
+#: is about, and the question's own words still decide: the earlier "annual" (rare, and next
+#: to its "what") never outweighs the "monthly" that replaced it.
 EARLIER_TURNS = 0.5
 
 _NUMBER_Q = re.compile(r"\b(how (many|much|long|old|far|often|big|large)|what (year|percentage|"
@@ -95,11 +96,16 @@ NAME_BOOST = 2.0
 
 def question_weights(index: Index, question: str, earlier: str = "") -> dict[str, float]:
     """Each content term of the question with its weight: its idf, more near the wh-word;
-    the terms of ``earlier`` (a chat's last user turns) the question lacks, at
-    ``EARLIER_TURNS`` of theirs."""
+    the terms of ``earlier`` (a chat's last user turns) the question lacks, each at most
+    ``EARLIER_TURNS`` of the question's lightest term; but when the question names nothing
+    ("Does *it* include phone support?"), the names of the earlier turns are what it asks
+    about, and keep ``EARLIER_TURNS`` of their weight."""
     out = _weights(index, question)
+    cap = EARLIER_TURNS * min(out.values(), default=float("inf"))
+    its_subject = (_asked_names(earlier) if earlier and not _asked_names(question)
+                   else set())
     for t, w in _weights(index, earlier).items() if earlier else ():
-        out.setdefault(t, EARLIER_TURNS * w)
+        out.setdefault(t, EARLIER_TURNS * w if t in its_subject else min(EARLIER_TURNS * w, cap))
     return out
 
 
@@ -251,6 +257,13 @@ _ANAPHOR = re.compile(r"^(he|she|it|they|his|her|its|their|this|these|those)\b",
 
 def _names(sentence: str) -> set[str]:
     return {t.norm for t in tokenize(sentence) if not t.stop and (t.capital or t.kind == "code")}
+
+
+def _asked_names(question: str) -> set[str]:
+    """The names a question holds (capitalised words after its first, codes), as
+    ``_weights`` boosts them."""
+    return {t.norm for k, t in enumerate(tokenize(question))
+            if k and not t.stop and (t.capital or t.kind == "code")}
 
 
 def _points_back(sentence: str) -> bool:
