@@ -31,7 +31,9 @@ __all__ = ["testset"]
               help="Questions: a line each (.txt), or JSONL/CSV rows with user_input.")
 @click.option("--from-log", "log", type=click.Path(path_type=Path, dir_okay=False),
               help="A production log: rows with user_input, response, retrieved_contexts "
-                   "(optional retrieved_context_ids); a row per log row, its chunks from the log.")
+                   "(optional retrieved_context_ids); a row per log row, its chunks from the log. "
+                   "A chat log too: user_input a conversation, or history beside it (the row "
+                   "keeps the turns).")
 @click.option("--generator", "generator_spec", metavar="SPEC",
               help="A chat model that writes questions and references (openai:MODEL); "
                    "without it, an offline template writes the questions and references are "
