@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from noisegauge.infra.pages import page_script
 from noisegauge.report import write_report
 from noisegauge.report.markup import BIDI, closed, el, join
 from report_helpers import ROOT, scored_rows
@@ -17,6 +18,8 @@ from report_helpers import ROOT, scored_rows
 RLO, PDF, RLI, PDI = "\u202e", "\u202c", "\u2067", "\u2069"
 ASSETS = [ROOT / "src" / "noisegauge" / "report" / "assets" / "report.js",
           ROOT / "src" / "noisegauge" / "people" / "assets" / "review.js"]
+#: The one copy of the scripts' BIDI class and textNode, put into each page script.
+SHARED_JS = ROOT / "src" / "noisegauge" / "infra" / "assets" / "bidi.js"
 
 SAMPLES: list[dict[str, Any]] = [
     {"id": f"leak-{RLO}42", "user_input": f"How much notice does the {RLO}Pro plan need?",
@@ -46,9 +49,14 @@ def test_closed_ends_what_the_text_opens(text: str, closers: str) -> None:
 
 
 def _js_class(path: Path) -> set[int]:
-    """The code points of the ``BIDI`` class in a page script."""
-    m = re.search(r"const BIDI = /\[(.*?)\]/u;", path.read_text(encoding="utf-8"))
-    assert m, f"{path.name} has no BIDI class"
+    """The code points of the ``BIDI`` class in a script file."""
+    return _js_class_text(path.read_text(encoding="utf-8"))
+
+
+def _js_class_text(text: str) -> set[int]:
+    """The code points of the ``BIDI`` class in a script."""
+    m = re.search(r"const BIDI = /\[(.*?)\]/u;", text)
+    assert m, "the script has no BIDI class"
     return _points(re.sub(r"\\u\{([0-9A-Fa-f]+)\}|\\u([0-9A-Fa-f]{4})",
                           lambda g: chr(int(g[1] or g[2], 16)), m[1]))
 
@@ -66,14 +74,20 @@ def _points(cls: str) -> set[int]:
     return out
 
 
-@pytest.mark.parametrize("asset", ASSETS, ids=lambda p: p.name)
-def test_the_page_scripts_isolate_the_same_characters(asset: Path) -> None:
+def test_the_page_scripts_isolate_the_same_characters() -> None:
     py = _points(BIDI.pattern[1:-1])
     assert {0x202E, 0x2066, 0x2069, 0x200E, 0x200F, 0x05D0, 0x0627} <= py
-    assert _js_class(asset) == py
+    assert _js_class(SHARED_JS) == py
+
+
+@pytest.mark.parametrize("asset", ASSETS, ids=lambda p: p.name)
+def test_each_page_script_takes_the_shared_isolation(asset: Path) -> None:
     text = asset.read_text(encoding="utf-8")
+    assert "const BIDI" not in text  # one copy, in bidi.js
+    served = page_script(text)
+    assert _js_class_text(served) == _js_class(SHARED_JS)
     # every text from the data goes through textNode, which isolates it
-    assert "document.createTextNode(String(" not in text and "textNode(" in text
+    assert "document.createTextNode(String(" not in served and "textNode(" in served
 
 
 @pytest.fixture(scope="module")

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..errors import InvalidInput, MissingDependency
+from ..infra.pages import page_script
 from ..io.results import history_turns
 from .design import Plan
 from .human import is_complete
@@ -180,6 +181,8 @@ def _page(name: str) -> str:
     if name != "review":
         css += base.joinpath(f"{name}.css").read_text(encoding="utf-8")
     js = base.joinpath(f"{name}.js").read_text(encoding="utf-8")
+    if name == "review":
+        js = page_script(js)
     return html.replace("/*CSS*/", css).replace("/*JS*/", js)
 
 

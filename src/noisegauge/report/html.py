@@ -12,6 +12,7 @@ from typing import Any
 
 from ..engine import catalogue
 from ..engine.summary import methods_note
+from ..infra.pages import page_script
 from .compare import Comparison
 from .data import BUCKETS, Model
 from .diagnosis import CP_LOW, MISATTRIBUTED_COUNTS, NS_HIGH, QUADRANTS, band
@@ -31,6 +32,7 @@ def _groups() -> list[tuple[str, tuple[str, ...]]]:
     specs = catalogue.all_specs()
     return [(title, tuple(s.name for s in specs if s.group == g))
             for g, title in catalogue.GROUPS.items()]
+
 
 def _asset(name: str) -> str:
     text = resources.files("noisegauge.report").joinpath("assets").joinpath(name).read_text(
@@ -248,7 +250,7 @@ def render_page(m: Model, *, comparison: Comparison | None = None,
               el("div", {"class": "tip", "id": "tip", "hidden": True}),
               el("script", {"type": "application/json", "id": "ng-data"},
                  json_for_script(page_data(m, other_samples, comparison))),
-              el("script", None, Html(_asset("report.js"))))
+              el("script", None, Html(page_script(_asset("report.js")))))
     head = el("head", None, el("meta", {"charset": "utf-8"}),
               el("meta", {"name": "viewport", "content": "width=device-width, initial-scale=1"}),
               el("title", None, f"noisegauge report · {m.info.title}"),
