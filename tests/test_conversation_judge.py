@@ -97,6 +97,28 @@ def test_detail_carried_from_another_plan_is_a_hallucination_not_noise() -> None
     assert alone["response_claims"][0]["bucket"] == "irrelevant_noise"
 
 
+def test_a_bare_answer_in_a_chat_is_checked_for_what_the_follow_up_asks_about() -> None:
+    """"60 days." to "And for monthly plans?" is the annual plans' figure: with the history
+    the claim is about monthly plans, which no chunk gives 60 days (a hallucination), where
+    the last turn alone finds "60 days" in the annual plans' chunk (noise). A right bare
+    answer is still supported by its own chunk."""
+    chunks = ["Annual plans can be refunded within 60 days of purchase.",
+              "Monthly plans can be refunded within 14 days of purchase."]
+    sample = Sample(user_input="And for monthly plans?", response="60 days.",
+                    reference="Monthly plans can be refunded within 14 days.",
+                    retrieved_contexts=chunks, history=REFUND)
+    row = next(evaluate([sample], judge="lexical").rows())
+    [claim] = row["response_claims"]
+    assert claim["text"] == "How long can monthly plans be refunded? 60 days for monthly plans."
+    assert claim["bucket"] == "hallucination" and claim["entailed_by"] == []
+    assert row["metrics"]["noise_sensitivity_irrelevant"] == 0.0
+    alone = next(evaluate([Sample(**_fields(sample))], judge="lexical").rows())
+    assert alone["response_claims"][0]["bucket"] == "irrelevant_noise"
+    right = Sample(**{**_fields(sample), "response": "14 days."}, history=REFUND)
+    [claim] = next(evaluate([right], judge="lexical").rows())["response_claims"]
+    assert claim["bucket"] == "grounded" and claim["entailed_by"] == [1]
+
+
 def _fields(sample: Sample) -> dict[str, Any]:
     return {"user_input": sample.user_input, "response": sample.response,
             "reference": sample.reference, "retrieved_contexts": sample.retrieved_contexts}
@@ -143,7 +165,15 @@ def test_standalone_question(question: str, history: tuple[Turn, ...], expected:
 
 @pytest.mark.parametrize(("response", "question", "history", "expected"), [
     ("Seven days.", "And for monthly plans?", REFUND,
-     ["How long can monthly plans be refunded? Seven days."]),
+     ["How long can monthly plans be refunded? Seven days for monthly plans."]),
+    ("$50 a month.", "How much does it cost?", STARTER,
+     ["How much does the Starter plan cost? $50 a month for the Starter plan."]),
+    ("Yes.", "And monthly plans?", (Turn("user", "Can annual plans be refunded?"),),
+     ["Can monthly plans be refunded? Yes."]),
+    ("500원이에요.", "해외 송금은요?", (Turn("user", "국내 송금 수수료는 얼마인가요?"),),
+     ["해외 송금 수수료는 얼마인가요? 해외 송금은 500원이에요."]),
+    ("20명이에요.", "팀 요금제는요?", (Turn("user", "프로 요금제는 몇 명까지 쓸 수 있나요?"),),
+     ["팀 요금제는 몇 명까지 쓸 수 있나요? 팀 요금제는 20명이에요."]),
     ("They can be refunded within seven days.", "And for monthly plans?", REFUND,
      ["Monthly plans can be refunded within seven days."]),
     ("Yes, it includes 24/7 phone support. The same plan allows 3 users.",
@@ -219,7 +249,7 @@ def test_wrappers_forward_the_capability() -> None:
         assert isinstance(wrapped, ConversationalExtractor)
         assert asyncio.run(wrapped.extract_in_conversation("Seven days.", "And for monthly plans?",
                                                            REFUND)) == \
-            ["How long can monthly plans be refunded? Seven days."]
+            ["How long can monthly plans be refunded? Seven days for monthly plans."]
     assert not isinstance(FaultyJudge(PlainJudge(), "x"), ConversationalExtractor)
     # The fault fires on a conversational extraction too.
     failing = FaultyJudge(inner, "monthly", mode="fail")
