@@ -404,6 +404,39 @@ def test_answer_relevancy_in_a_chat_costs_no_extra_call(fake_openai_server: Any)
     assert "Ask: " not in requests[0].first_user
     ev = report.results[0].relevancy
     assert ev is not None and ev.source == "rules" and ev.questions
+    # ...measured against the standalone question, not "Does it include phone support?"
+    assert ev.similarities == _similarities("Does the Starter plan include phone support?",
+                                            ev.questions)
+
+
+def _similarities(question: str, questions: Sequence[str]) -> tuple[float, ...]:
+    from noisegauge.embeddings import get_embedder
+    from noisegauge.engine.relevancy import cosine
+
+    vectors = asyncio.run(get_embedder("hashing").embed([question, *questions]))
+    return tuple(round(cosine(vectors[0], v), 6) for v in vectors[1:])
+
+
+def test_answer_relevancy_in_a_chat_compares_with_the_standalone_question() -> None:
+    """"And for monthly plans?" is "How long can monthly plans be refunded?": the offline
+    path's questions are compared with that, and the glued question is not echoed back."""
+    from noisegauge import AnswerRelevancy
+    from noisegauge.scoring.relevancy import asked_question
+
+    sample = Sample(user_input="And for monthly plans?", response="Seven days.",
+                    reference="Monthly plans can be refunded within 7 days.",
+                    retrieved_contexts=["Monthly plans can be refunded within 7 days."],
+                    history=REFUND)
+    assert asked_question(sample) == "How long can monthly plans be refunded?"
+    assert asked_question(Sample(**_fields(sample))) == "And for monthly plans?"
+    report = evaluate([sample], [AnswerRelevancy(judge="lexical", embeddings="hashing")],
+                      cache=False, progress=False)
+    ev = report.results[0].relevancy
+    assert ev is not None and ev.questions
+    assert all("How long can monthly plans be refunded" not in q for q in ev.questions)
+    assert ev.similarities == _similarities("How long can monthly plans be refunded?",
+                                            ev.questions)
+    assert ev.similarities != _similarities("And for monthly plans?", ev.questions)
 
 
 def test_an_echo_keeps_its_pronoun_and_a_far_entity_is_not_taken() -> None:
