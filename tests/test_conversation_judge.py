@@ -348,7 +348,56 @@ def test_llm_judge_reads_the_history_in_its_extraction_call(fake_openai_server: 
     plain = server.chat_requests()[2]
     assert "<history>" not in plain.first_user
     assert plain.messages[0]["content"] == prompts.extract_messages({}, None)[0]["content"]
-    assert judge.conversation_version.startswith("ng-conv-1:")
+    assert judge.conversation_version.startswith("ng-conv-2:")
+
+
+SYSTEM = Turn("system", "You are the support bot of Acme. Customers of the Enterprise plan "
+                        "come first.")
+
+
+def test_system_turns_are_not_the_conversation() -> None:
+    """A system prompt is the app's instructions: the plan it names is no entity for "it",
+    and a history of system turns only is a single turn (the plain extraction and keys)."""
+    sample = Sample(user_input="Does it include SSO?", response="Yes, it includes SSO.",
+                    reference="It includes SSO.", retrieved_contexts=["Enterprise plan: SSO."],
+                    history=(SYSTEM,))
+    alone = Sample(**_fields(sample))
+    assert claims_of(sample) == claims_of(alone)
+
+    class SingleTurnOnly(LexicalJudge):
+        async def extract_in_conversation(self, text: str, question: str | None,
+                                          history: Sequence[Turn]) -> list[str]:
+            raise AssertionError(f"called with {history}")
+
+    assert asyncio.run(ascore_sample(sample, SingleTurnOnly())).status == "ok"
+    chat = Sample(**_fields(sample), history=(SYSTEM, *STARTER))
+    assert [c["text"] for c in claims_of(chat)] == ["The Starter plan includes SSO."]
+    assert conversational_spans("Yes, it includes SSO.", "Does it include SSO?", (SYSTEM,)) == \
+        conversational_spans("Yes, it includes SSO.", "Does it include SSO?", ())
+
+
+def test_llm_prompt_leaves_system_turns_out(fake_openai_server: Any) -> None:
+    pytest.importorskip("openai")
+    from noisegauge.testing import judge_responder
+
+    server = fake_openai_server
+    server.responder = _chat_model(judge_responder())
+    judge = get_judge("openai:gpt-4o-mini", base_url=server.url, api_key="sk-test-key-123456")
+    sample = Sample(user_input="Does it include phone support?",
+                    response="Yes, it includes 24/7 phone support.",
+                    reference="No, it only includes email support.",
+                    retrieved_contexts=["Starter plan: $10 a month, email support only."],
+                    history=(SYSTEM, *STARTER))
+    assert asyncio.run(ascore_sample(sample, judge)).status == "ok"
+    extraction = server.chat_requests()[0].first_user
+    assert "<history>\nuser: What does the Starter plan cost?" in extraction
+    assert "Enterprise" not in extraction and "system:" not in extraction
+    # System turns only: the single-turn prompt, as if there were no history.
+    asyncio.run(ascore_sample(Sample(**_fields(sample), history=(SYSTEM,)), judge))
+    asyncio.run(ascore_sample(Sample(**_fields(sample)), judge))
+    requests = server.chat_requests()
+    assert requests[2].messages == requests[4].messages
+    assert "<history>" not in requests[2].first_user
 
 
 @pytest.mark.parametrize("text", ["", "?", "Yes.", "네", "It.", "그건 ", "The same plan.",
