@@ -5,7 +5,8 @@ Two things are taken from the conversation, by rules, in English and Korean:
 * the **slot** of an elliptical question: "And for monthly plans?" after "How long can annual
   plans be refunded?" is "How long can monthly plans be refunded?" ("월간 요금제는요?" after
   "연간 요금제는 며칠 안에 환불되나요?" likewise); the answer is then glued to that question
-  as a bare answer always is ("How long can monthly plans be refunded? Seven days.");
+  as a bare answer always is, and carries the follow-up's subject, since the judge checks
+  only the answer ("How long can monthly plans be refunded? Seven days for monthly plans.");
 * the **entity** the last turns name ("the Starter plan", "스타터 요금제"), which replaces a
   leading pronoun ("it", "they", "그것", "그건") and phrases such as "the same plan",
   "this plan", "같은 요금제", "이 플랜" in a claim: "Yes, it includes 24/7 phone support."
