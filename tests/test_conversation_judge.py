@@ -97,6 +97,28 @@ def test_detail_carried_from_another_plan_is_a_hallucination_not_noise() -> None
     assert alone["response_claims"][0]["bucket"] == "irrelevant_noise"
 
 
+def test_a_bare_answer_in_a_chat_is_checked_for_what_the_follow_up_asks_about() -> None:
+    """"60 days." to "And for monthly plans?" is the annual plans' figure: with the history
+    the claim is about monthly plans, which no chunk gives 60 days (a hallucination), where
+    the last turn alone finds "60 days" in the annual plans' chunk (noise). A right bare
+    answer is still supported by its own chunk."""
+    chunks = ["Annual plans can be refunded within 60 days of purchase.",
+              "Monthly plans can be refunded within 14 days of purchase."]
+    sample = Sample(user_input="And for monthly plans?", response="60 days.",
+                    reference="Monthly plans can be refunded within 14 days.",
+                    retrieved_contexts=chunks, history=REFUND)
+    row = next(evaluate([sample], judge="lexical").rows())
+    [claim] = row["response_claims"]
+    assert claim["text"] == "How long can monthly plans be refunded? 60 days for monthly plans."
+    assert claim["bucket"] == "hallucination" and claim["entailed_by"] == []
+    assert row["metrics"]["noise_sensitivity_irrelevant"] == 0.0
+    alone = next(evaluate([Sample(**_fields(sample))], judge="lexical").rows())
+    assert alone["response_claims"][0]["bucket"] == "irrelevant_noise"
+    right = Sample(**{**_fields(sample), "response": "14 days."}, history=REFUND)
+    [claim] = next(evaluate([right], judge="lexical").rows())["response_claims"]
+    assert claim["bucket"] == "grounded" and claim["entailed_by"] == [1]
+
+
 def _fields(sample: Sample) -> dict[str, Any]:
     return {"user_input": sample.user_input, "response": sample.response,
             "reference": sample.reference, "retrieved_contexts": sample.retrieved_contexts}
@@ -143,7 +165,15 @@ def test_standalone_question(question: str, history: tuple[Turn, ...], expected:
 
 @pytest.mark.parametrize(("response", "question", "history", "expected"), [
     ("Seven days.", "And for monthly plans?", REFUND,
-     ["How long can monthly plans be refunded? Seven days."]),
+     ["How long can monthly plans be refunded? Seven days for monthly plans."]),
+    ("$50 a month.", "How much does it cost?", STARTER,
+     ["How much does the Starter plan cost? $50 a month for the Starter plan."]),
+    ("Yes.", "And monthly plans?", (Turn("user", "Can annual plans be refunded?"),),
+     ["Can monthly plans be refunded? Yes."]),
+    ("500원이에요.", "해외 송금은요?", (Turn("user", "국내 송금 수수료는 얼마인가요?"),),
+     ["해외 송금 수수료는 얼마인가요? 해외 송금은 500원이에요."]),
+    ("20명이에요.", "팀 요금제는요?", (Turn("user", "프로 요금제는 몇 명까지 쓸 수 있나요?"),),
+     ["팀 요금제는 몇 명까지 쓸 수 있나요? 팀 요금제는 20명이에요."]),
     ("They can be refunded within seven days.", "And for monthly plans?", REFUND,
      ["Monthly plans can be refunded within seven days."]),
     ("Yes, it includes 24/7 phone support. The same plan allows 3 users.",
@@ -219,7 +249,7 @@ def test_wrappers_forward_the_capability() -> None:
         assert isinstance(wrapped, ConversationalExtractor)
         assert asyncio.run(wrapped.extract_in_conversation("Seven days.", "And for monthly plans?",
                                                            REFUND)) == \
-            ["How long can monthly plans be refunded? Seven days."]
+            ["How long can monthly plans be refunded? Seven days for monthly plans."]
     assert not isinstance(FaultyJudge(PlainJudge(), "x"), ConversationalExtractor)
     # The fault fires on a conversational extraction too.
     failing = FaultyJudge(inner, "monthly", mode="fail")
@@ -318,7 +348,56 @@ def test_llm_judge_reads_the_history_in_its_extraction_call(fake_openai_server: 
     plain = server.chat_requests()[2]
     assert "<history>" not in plain.first_user
     assert plain.messages[0]["content"] == prompts.extract_messages({}, None)[0]["content"]
-    assert judge.conversation_version.startswith("ng-conv-1:")
+    assert judge.conversation_version.startswith("ng-conv-2:")
+
+
+SYSTEM = Turn("system", "You are the support bot of Acme. Customers of the Enterprise plan "
+                        "come first.")
+
+
+def test_system_turns_are_not_the_conversation() -> None:
+    """A system prompt is the app's instructions: the plan it names is no entity for "it",
+    and a history of system turns only is a single turn (the plain extraction and keys)."""
+    sample = Sample(user_input="Does it include SSO?", response="Yes, it includes SSO.",
+                    reference="It includes SSO.", retrieved_contexts=["Enterprise plan: SSO."],
+                    history=(SYSTEM,))
+    alone = Sample(**_fields(sample))
+    assert claims_of(sample) == claims_of(alone)
+
+    class SingleTurnOnly(LexicalJudge):
+        async def extract_in_conversation(self, text: str, question: str | None,
+                                          history: Sequence[Turn]) -> list[str]:
+            raise AssertionError(f"called with {history}")
+
+    assert asyncio.run(ascore_sample(sample, SingleTurnOnly())).status == "ok"
+    chat = Sample(**_fields(sample), history=(SYSTEM, *STARTER))
+    assert [c["text"] for c in claims_of(chat)] == ["The Starter plan includes SSO."]
+    assert conversational_spans("Yes, it includes SSO.", "Does it include SSO?", (SYSTEM,)) == \
+        conversational_spans("Yes, it includes SSO.", "Does it include SSO?", ())
+
+
+def test_llm_prompt_leaves_system_turns_out(fake_openai_server: Any) -> None:
+    pytest.importorskip("openai")
+    from noisegauge.testing import judge_responder
+
+    server = fake_openai_server
+    server.responder = _chat_model(judge_responder())
+    judge = get_judge("openai:gpt-4o-mini", base_url=server.url, api_key="sk-test-key-123456")
+    sample = Sample(user_input="Does it include phone support?",
+                    response="Yes, it includes 24/7 phone support.",
+                    reference="No, it only includes email support.",
+                    retrieved_contexts=["Starter plan: $10 a month, email support only."],
+                    history=(SYSTEM, *STARTER))
+    assert asyncio.run(ascore_sample(sample, judge)).status == "ok"
+    extraction = server.chat_requests()[0].first_user
+    assert "<history>\nuser: What does the Starter plan cost?" in extraction
+    assert "Enterprise" not in extraction and "system:" not in extraction
+    # System turns only: the single-turn prompt, as if there were no history.
+    asyncio.run(ascore_sample(Sample(**_fields(sample), history=(SYSTEM,)), judge))
+    asyncio.run(ascore_sample(Sample(**_fields(sample)), judge))
+    requests = server.chat_requests()
+    assert requests[2].messages == requests[4].messages
+    assert "<history>" not in requests[2].first_user
 
 
 @pytest.mark.parametrize("text", ["", "?", "Yes.", "네", "It.", "그건 ", "The same plan.",
@@ -374,6 +453,39 @@ def test_answer_relevancy_in_a_chat_costs_no_extra_call(fake_openai_server: Any)
     assert "Ask: " not in requests[0].first_user
     ev = report.results[0].relevancy
     assert ev is not None and ev.source == "rules" and ev.questions
+    # ...measured against the standalone question, not "Does it include phone support?"
+    assert ev.similarities == _similarities("Does the Starter plan include phone support?",
+                                            ev.questions)
+
+
+def _similarities(question: str, questions: Sequence[str]) -> tuple[float, ...]:
+    from noisegauge.embeddings import get_embedder
+    from noisegauge.engine.relevancy import cosine
+
+    vectors = asyncio.run(get_embedder("hashing").embed([question, *questions]))
+    return tuple(round(cosine(vectors[0], v), 6) for v in vectors[1:])
+
+
+def test_answer_relevancy_in_a_chat_compares_with_the_standalone_question() -> None:
+    """"And for monthly plans?" is "How long can monthly plans be refunded?": the offline
+    path's questions are compared with that, and the glued question is not echoed back."""
+    from noisegauge import AnswerRelevancy
+    from noisegauge.scoring.relevancy import asked_question
+
+    sample = Sample(user_input="And for monthly plans?", response="Seven days.",
+                    reference="Monthly plans can be refunded within 7 days.",
+                    retrieved_contexts=["Monthly plans can be refunded within 7 days."],
+                    history=REFUND)
+    assert asked_question(sample) == "How long can monthly plans be refunded?"
+    assert asked_question(Sample(**_fields(sample))) == "And for monthly plans?"
+    report = evaluate([sample], [AnswerRelevancy(judge="lexical", embeddings="hashing")],
+                      cache=False, progress=False)
+    ev = report.results[0].relevancy
+    assert ev is not None and ev.questions
+    assert all("How long can monthly plans be refunded" not in q for q in ev.questions)
+    assert ev.similarities == _similarities("How long can monthly plans be refunded?",
+                                            ev.questions)
+    assert ev.similarities != _similarities("And for monthly plans?", ev.questions)
 
 
 def test_an_echo_keeps_its_pronoun_and_a_far_entity_is_not_taken() -> None:

@@ -392,7 +392,7 @@ def test_conversational_extraction_is_the_extractors(model_dir: Path) -> None:
     assert lexical.conversation_version == get_judge("lexical").conversation_version  # type: ignore[attr-defined]
     assert asyncio.run(lexical.extract_in_conversation(
         "Seven days.", "And for monthly plans?", history)) == [
-        "How long can monthly plans be refunded? Seven days."]
+        "How long can monthly plans be refunded? Seven days for monthly plans."]
     # An extractor that reads no history gives its plain claims.
     fake = load(model_dir)
     assert asyncio.run(fake.extract_in_conversation("Seven days.", "And for monthly plans?",

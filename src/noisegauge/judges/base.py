@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from ..samples import Sample, Turn
 
 __all__ = ["Judge", "BatchChecker", "ConversationalExtractor", "SampleJudge", "ScoredChecker",
-           "Usage", "metered",
+           "Usage", "conversation_turns", "metered",
            "record_usage", "judge_identity", "capture_raw", "record_raw", "JudgeWrapper"]
 
 
@@ -68,6 +68,13 @@ class ConversationalExtractor(Protocol):
         what the conversation names. Earlier turns give meaning only: no claim is taken
         from them."""
         ...
+
+
+def conversation_turns(history: Sequence[Turn]) -> tuple[Turn, ...]:
+    """The turns of ``history`` that are the conversation: its ``system`` turns are the
+    app's instructions, not what the user and the bot said, so they name no entity a
+    pronoun stands for and go to no judge; a history of system turns only is a single turn."""
+    return tuple(t for t in history if t.role != "system")
 
 
 @runtime_checkable

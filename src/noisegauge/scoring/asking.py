@@ -10,7 +10,7 @@ from typing import Any, Protocol, runtime_checkable
 from ..engine.metrics import MetricValue
 from ..engine.relevancy import ANSWER_RELEVANCY, RelevancyEvidence
 from ..errors import JudgeOutputError
-from ..judges.base import ConversationalExtractor, Judge
+from ..judges.base import ConversationalExtractor, Judge, conversation_turns
 from ..samples import Sample, Turn
 from .results import SampleResult
 
@@ -52,7 +52,7 @@ async def extract_asking(judge: Judge, sample: Sample, request: QuestionRequest,
     come from rules over those standalone claims (a question written from "Seven days."
     alone would be about nothing)."""
     writer = getattr(judge, "extract_with_questions", None)
-    in_chat = bool(sample.history) and isinstance(judge, ConversationalExtractor)
+    in_chat = bool(conversation_turns(sample.history)) and isinstance(judge, ConversationalExtractor)
     if callable(writer) and sample.response.strip() and not in_chat:
         out = await writer(sample.response, sample.user_input, request.n)
         if out is not None:

@@ -18,7 +18,14 @@ from collections.abc import Sequence
 
 from ..engine.matrix import ClaimVerdicts, VerdictScores
 from ..errors import JudgeOutputError
-from ..judges.base import BatchChecker, ConversationalExtractor, Judge, SampleJudge, ScoredChecker
+from ..judges.base import (
+    BatchChecker,
+    ConversationalExtractor,
+    Judge,
+    SampleJudge,
+    ScoredChecker,
+    conversation_turns,
+)
 from ..samples import Sample, Turn
 from ..verdicts import Verdict
 from .asking import QuestionRequest, extract_asking
@@ -66,9 +73,10 @@ async def _extract(judge: Judge, text: str, question: str,
                    history: Sequence[Turn] = ()) -> list[str]:
     if not text.strip():
         return []
+    history = conversation_turns(history)
     if history and isinstance(judge, ConversationalExtractor):
         method = "extract_in_conversation"
-        claims = await judge.extract_in_conversation(text, question, tuple(history))
+        claims = await judge.extract_in_conversation(text, question, history)
     else:
         method = "extract"
         claims = await judge.extract(text, question)

@@ -32,19 +32,32 @@ from ..engine.relevancy import (
     answer_relevancy,
 )
 from ..errors import JudgeOutputError
+from ..judges.lexical.turns import standalone_question
 from ..samples import Sample
 from .asking import Asked, QuestionRequest, QuestionWriter, extract_asking, with_relevancy
 from .metrics import Metric
 from .questions import rule_questions
 
 __all__ = ["AnswerRelevancy", "QuestionWriter", "QuestionRequest", "Asked",
-           "extract_asking", "with_relevancy"]
+           "asked_question", "extract_asking", "with_relevancy"]
+
+
+def asked_question(sample: Sample) -> str:
+    """The question the response is measured against: in a chat the standalone one, made by
+    the offline rules whatever the judge (no call: an LLM judge's questions come from its
+    standalone claims, and "And for monthly plans?" alone would be compared with them),
+    a single turn's question as it is."""
+    if not sample.history:
+        return sample.user_input
+    return standalone_question(sample.user_input, sample.history) or sample.user_input
 
 
 @dataclass(frozen=True)
 class AnswerRelevancy(Metric):
     """Mean cosine similarity between the user's question and ``strictness`` questions the
-    response answers; 0 when the response is non-committal. Higher is better.
+    response answers; 0 when the response is non-committal. Higher is better. In a chat
+    (``sample.history``) the user's question is the standalone one ("And for monthly
+    plans?" is "How long can monthly plans be refunded?", ``asked_question``).
 
     ``embeddings``: ``"minilm"`` (default, offline), ``"openai:MODEL"``, ``"hashing"``, an
     ``Embedder``, or a LangChain ``Embeddings`` object.
@@ -69,16 +82,17 @@ class AnswerRelevancy(Metric):
         """The value for a judged sample: questions (the judge's or by rules), embedded."""
         if not sample.response.strip():
             return MetricValue(None, EMPTY_RESPONSE), None
+        question = asked_question(sample)
         if asked is None:
             questions, noncommittal = rule_questions(claims, sample.response, self.strictness,
-                                                     sample.user_input)
+                                                     question)
             asked = Asked(tuple(questions), noncommittal, "rules")
         if asked.noncommittal:
             return MetricValue(0.0), RelevancyEvidence(asked.questions, (), True, asked.source)
         if not asked.questions:
             return MetricValue(None, NO_QUESTIONS), None
         embedder = cast(Embedder, self.embeddings)  # resolved in __post_init__
-        vectors = await embedder.embed([sample.user_input, *asked.questions])
+        vectors = await embedder.embed([question, *asked.questions])
         if len(vectors) != len(asked.questions) + 1:
             raise JudgeOutputError(f"embedder returned {len(vectors)} vectors for "
                                    f"{len(asked.questions) + 1} texts")

@@ -37,7 +37,7 @@ _OPS = FEATURES.index("op_miss")
 JUDGE_VERSION = "4.14"
 #: Keys conversational extractions (``turns``) only: single-turn answers and keys do not
 #: depend on it. Bump when the rules there change.
-CONVERSATION_VERSION = "c1"
+CONVERSATION_VERSION = "c2"
 
 
 @dataclass(frozen=True)

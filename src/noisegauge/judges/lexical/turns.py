@@ -5,7 +5,8 @@ Two things are taken from the conversation, by rules, in English and Korean:
 * the **slot** of an elliptical question: "And for monthly plans?" after "How long can annual
   plans be refunded?" is "How long can monthly plans be refunded?" ("월간 요금제는요?" after
   "연간 요금제는 며칠 안에 환불되나요?" likewise); the answer is then glued to that question
-  as a bare answer always is ("How long can monthly plans be refunded? Seven days.");
+  as a bare answer always is, and carries the follow-up's subject, since the judge checks
+  only the answer ("How long can monthly plans be refunded? Seven days for monthly plans.");
 * the **entity** the last turns name ("the Starter plan", "스타터 요금제"), which replaces a
   leading pronoun ("it", "they", "그것", "그건") and phrases such as "the same plan",
   "this plan", "같은 요금제", "이 플랜" in a claim: "Yes, it includes 24/7 phone support."
@@ -21,6 +22,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ...textkit.tokens import answer_part
 from .split import _AUX, _FILLER, ClaimSpan, extract_spans
 
 if TYPE_CHECKING:
@@ -119,6 +121,14 @@ def _ko_stem(word: str) -> tuple[str, str]:
     return core, ""
 
 
+def _ko_modifier(word: str) -> bool:
+    """A Korean noun standing bare before the next one ("연간 요금제"): no particle, and not
+    a question word; "프로" is a word, not "프" + "로" (a one-syllable stem is not taken)."""
+    stem, particle = _ko_stem(word)
+    return bool(_HANGUL.search(word)) and (particle == "" or len(stem) < 2) \
+        and word not in _KO_QUESTION
+
+
 def _singular(word: str) -> str:
     word = word.lower().strip(".,?!;:\"'")
     return word[:-1] if len(word) > 3 and word.endswith("s") else word
@@ -163,8 +173,7 @@ def _replace_slot(previous: str, new: str) -> str | None:
             stem, particle = _ko_stem(w)
             if stem == head:
                 m = h
-                while m > 0 and _HANGUL.search(words[m - 1]) and _ko_stem(words[m - 1])[1] == "" \
-                        and words[m - 1] not in _KO_QUESTION and len(new_words) > 1:
+                while m > 0 and _ko_modifier(words[m - 1]) and len(new_words) > 1:
                     m -= 1
                 if len(new_words) == 1 and m == h:
                     # "월간은요?": the bare noun modifying the head ("연간 요금제" -> "월간 요금제")
@@ -172,8 +181,7 @@ def _replace_slot(previous: str, new: str) -> str | None:
                 return " ".join([*words[:m], *new_words[:-1], new_words[-1] + particle, *words[h + 1:]])
         if len(new_words) == 1:
             for k in range(len(words) - 1):
-                if _HANGUL.search(words[k]) and _ko_stem(words[k])[1] == "" \
-                        and words[k] not in _KO_QUESTION and _HANGUL.search(words[k + 1]):
+                if _ko_modifier(words[k]) and _HANGUL.search(words[k + 1]):
                     return " ".join([*words[:k], new_words[0], *words[k + 1:]])
         return None
     head = _singular(new_words[-1])
@@ -388,35 +396,54 @@ def _ko_topic(claim: str, entity: str) -> str:
 def standalone_question(question: str | None, history: Sequence[Turn]) -> str | None:
     """``question`` made standalone: an elliptical follow-up takes the slot of the last full
     user question before it, and a leading pronoun the entity the turns name."""
+    return _standalone(question, history)[0]
+
+
+def _standalone(question: str | None, history: Sequence[Turn]) -> tuple[str | None, str | None]:
+    """The standalone question and its **subject**: what the follow-up asks about that only
+    the conversation makes a question of ("monthly plans" in "And for monthly plans?", the
+    Starter plan for "it"); None for a question that stands on its own."""
     if not question or not history:
-        return question
+        return question, None
     previous: str | None = None
     for turn in history:  # earlier follow-ups resolve against the questions before them
         if turn.role == "user":
-            previous = _follow_up(turn.content, previous, history)
+            previous = _follow_up(turn.content, previous, history)[0]
     return _follow_up(question, previous, history)
 
 
-def _follow_up(question: str, previous: str | None, history: Sequence[Turn]) -> str:
+def _follow_up(question: str, previous: str | None,
+               history: Sequence[Turn]) -> tuple[str, str | None]:
     x = _ellipsis(question)
     if x is not None and previous:
         replaced = _replace_slot(previous, x)
-        return replaced if replaced is not None else question
+        return (question, None) if replaced is None else (replaced, _subject_as_asked(question, x))
     if x is None and previous:
         entities = _entities(previous, history)
         m = _EN_ASKED_PRONOUN.match(question)
         if m is not None and entities and not _korean(question):
             # "Does it include SSO?" -> "Does the Starter plan include SSO?"
             possessive = m.group("p").lower() in ("its", "their")
-            return m.group("q") + entities[0] + ("'s" if possessive else "") + question[m.end():]
-        return resolve_claim(question, entities)
-    return question
+            return (m.group("q") + entities[0] + ("'s" if possessive else "")
+                    + question[m.end():], entities[0])
+        resolved = resolve_claim(question, entities)
+        if resolved != question:
+            named = [e for e in entities if e.lower() in resolved.lower()
+                     and e.lower() not in question.lower()]
+            return resolved, named[0] if named else None
+    return question, None
+
+
+def _subject_as_asked(question: str, x: str) -> str:
+    """The ellipsis's phrase with the article the question gave it ("the Team plan")."""
+    m = re.search(r"\b(?:the|a|an)\s+" + re.escape(x), question, re.IGNORECASE)
+    return m.group(0).split(None, 1)[0].lower() + " " + x if m is not None else x
 
 
 def conversational_spans(text: str, question: str | None,
                          history: Sequence[Turn]) -> list[ClaimSpan]:
     """Claims of ``text`` (with their spans) made standalone with ``history``."""
-    asked = standalone_question(question, history)
+    asked, subject = _standalone(question, history)
     spans = extract_spans(text, asked)
     if asked and len(spans) == 1 and "? " not in spans[0].text and _KO_VALUE.match(spans[0].text) \
             and _korean(asked):
@@ -424,7 +451,11 @@ def conversational_spans(text: str, question: str | None,
         only = spans[0]
         spans = [ClaimSpan(f"{asked.rstrip(' ?？')}? {only.text}", only.start, only.end)]
     entities = _entities(asked or "", history)
-    return [ClaimSpan(_resolve_glued(c.text, entities), c.start, c.end) for c in spans]
+    claims = [ClaimSpan(_resolve_glued(c.text, entities), c.start, c.end) for c in spans]
+    if subject is not None and asked and len(claims) == 1:
+        claims = [ClaimSpan(_with_subject(claims[0].text, asked, subject), claims[0].start,
+                            claims[0].end)]
+    return claims
 
 
 def _resolve_glued(claim: str, entities: Sequence[str]) -> str:
@@ -435,3 +466,31 @@ def _resolve_glued(claim: str, entities: Sequence[str]) -> str:
         resolved = resolve_claim(answer, entities)
         return f"{head}? {resolved}" if resolved != answer else claim
     return resolve_claim(claim, entities)
+
+
+def _with_subject(claim: str, asked: str, subject: str) -> str:
+    """A bare answer glued to its follow-up question ("How long can monthly plans be
+    refunded? Seven days.") with the follow-up's subject in its answer ("Seven days for
+    monthly plans.", "월간 요금제는 7일이에요."). The judge checks the answer only (the
+    question is context), so without it "Seven days" would be supported by any chunk that
+    says seven days, the annual plans' included: the subject is what the answer is about."""
+    head, sep, answer = claim.rpartition("? ")
+    glued = head in (" ".join(asked.split()).rstrip(" ?.!\"'”’"), asked.rstrip(" ?？"))
+    if not sep or not glued or answer_part(claim) != answer or _names(answer, subject):
+        return claim  # not a bare answer, one with no content ("Yes."), or one naming it
+    if _korean(answer):
+        yes = re.match(r"^(?:네|예|아니요|아뇨)[,.!]?\s+", answer)
+        start = yes.end() if yes is not None else 0
+        return f"{head}? {subject}{_josa(subject, '은')} {answer[start:]}"
+    body = answer.rstrip()
+    stop = body[-1] if body[-1:] in ".!" else "."
+    return f"{head}? {body.rstrip('.!')} for {subject}{stop}"
+
+
+def _names(text: str, subject: str) -> bool:
+    """Whether ``text`` already names ``subject`` (each of its content words)."""
+    if _korean(subject):
+        return all(w in text for w in subject.split())
+    said = {_singular(w) for w in text.split()}
+    return all(_singular(w) in said for w in subject.split()
+               if w.lower() not in _EN_STOP)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ..base import conversation_turns
 from .prompts import Message
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CONVERSATION_VERSION", "MAX_TURNS", "MAX_TURN_CHARS", "with_history"]
 
-CONVERSATION_VERSION = "ng-conv-1"
+CONVERSATION_VERSION = "ng-conv-2"
 
 #: The last turns sent (the ones that name what a follow-up refers to), each cut to its
 #: beginning: a long chat costs a bounded prompt.
@@ -53,7 +54,11 @@ def _line(turn: Turn) -> str:
 
 def with_history(messages: Sequence[Message], history: Sequence[Turn]) -> list[Message]:
     """The extraction ``messages`` with the conversational instruction and the history
-    block at the head of the user message (unchanged when there is no history)."""
+    block at the head of the user message (unchanged when there is no history). ``system``
+    turns are left out: they are the app's instructions, not the conversation, and a model
+    told to resolve "it" with them would take the product a system prompt names for the one
+    the user asked about."""
+    history = conversation_turns(history)
     if not history:
         return list(messages)
     system, user, *rest = messages
