@@ -206,6 +206,23 @@ def test_undo_and_the_mouse(page: Any, tmp_path: Path) -> None:
         assert page.inner_text("#reference") == "Ten seats."
 
 
+def test_what_is_typed_survives_a_redraw(page: Any, tmp_path: Path) -> None:
+    """A redraw while the reference is being edited (a click on a chunk, a save's answer
+    arriving) keeps the typed text; it put the saved reference back (CI saw the typed words
+    appended to it when a save answered between 'edit' and the typing)."""
+    golden = write_jsonl(tmp_path / "golden.jsonl", read_golden(GOLDEN)[1:2])
+    with golden_server(golden, tmp_path / "events.jsonl") as state:
+        _open(page, state.url)
+        page.click("#edit-btn")
+        page.fill("#reference-edit", "Ten seats.")
+        page.click("#item-1 .origin")                      # redraws the row, still editing
+        assert page.locator("#reference-edit").count() == 1
+        assert page.input_value("#reference-edit") == "Ten seats."
+        page.click("#accept")
+        _until(page, "#verdict", lambda t: t == "✓ accepted")
+        assert page.inner_text("#reference") == "Ten seats."
+
+
 XSS = '<script>window.__pwned = 1</script><b id="bold">bold</b>'
 IMG = '<img src=x onerror="window.__pwned = 2">'
 RTL = "\u202eترجمة: يمكن استرداد المبلغ خلال 30 يومًا. סעיף שני."

@@ -51,6 +51,8 @@
     $("position").textContent = `row ${pos + 1} of ${data.rows.length}`;
     focus = Math.max(0, Math.min(focus, nItems(r) - 1));
     const root = $("sample");
+    // What the person is typing survives a redraw (a save's answer arriving meanwhile).
+    const open = editing ? $("reference-edit") : null, typed = open ? open.value : null;
     root.replaceChildren();
     const badge = rv.verdict === "accept" ? el("span", { class: "badge accept", id: "verdict" }, "✓ accepted")
       : rv.verdict === "reject" ? el("span", { class: "badge reject", id: "verdict" }, "✗ rejected") : null;
@@ -70,7 +72,7 @@
         : el("div", { class: "text", id: "reference", dir: "auto" }, rv.reference || "(none yet)"),
       editing ? null : el("button", { type: "button", id: "edit-btn", onclick: (ev) => { ev.stopPropagation(); startEdit(); } }, "edit ", el("kbd", null, "⏎")));
     root.append(refBox);
-    if (editing) { const ta = $("reference-edit"); ta.value = rv.reference; }
+    if (editing) { const ta = $("reference-edit"); ta.value = typed === null ? rv.reference : typed; }
     root.append(el("h2", null, "Chunks: the first ones drafted as holding the answer, then the traps"));
     r.pool.forEach((item, j) => {
       const n = j + 1, role = rv.roles[j], conflict = r.conflicts.includes(item.id);
