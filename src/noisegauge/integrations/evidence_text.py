@@ -5,7 +5,8 @@ and the chunks they leaked from."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from .._async import run_sync
 from ..engine.catalogue import METRIC_NAMES
@@ -16,7 +17,7 @@ from ..samples import Sample
 from ..scoring.metrics import ascore_sample
 from ..scoring.results import SampleResult
 
-__all__ = ["CLAIM_BUCKETS", "JudgedMemo", "check_metrics", "explain"]
+__all__ = ["CLAIM_BUCKETS", "JudgedMemo", "check_metrics", "explain", "field_text"]
 
 #: Per metric, the claim buckets it counts: their texts and chunks explain its score.
 CLAIM_BUCKETS: dict[str, tuple[str, ...]] = {
@@ -82,3 +83,15 @@ def explain(result: SampleResult, name: str,
     if not parts:
         return "no such claim", leaked
     return f"{len(parts)} claim(s): " + "; ".join(parts), leaked
+
+
+def field_text(value: Any, *keys: str) -> str | None:
+    """``value`` itself when it is text, else its first text field among ``keys`` (how the
+    evaluator bridges read a question or an answer given bare or inside a dict)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Mapping):
+        for key in keys:
+            if isinstance(value.get(key), str):
+                return str(value[key])
+    return None

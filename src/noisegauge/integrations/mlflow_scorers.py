@@ -17,21 +17,12 @@ from ..judges.registry import get_judge
 from ..samples import Sample
 from ..scoring.metrics import score_sample
 from ..scoring.results import SampleResult
+from .evidence_text import field_text
 
 __all__ = ["make_scorers", "sample_of"]
 
 #: Judged samples kept so that every scorer of one row reuses one judged pass.
 _MEMO = 256
-
-
-def _text(value: Any, *keys: str) -> str | None:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, Mapping):
-        for key in keys:
-            if isinstance(value.get(key), str):
-                return str(value[key])
-    return None
 
 
 def _contexts(*sources: Any) -> list[str] | None:
@@ -61,10 +52,10 @@ def sample_of(inputs: Any, outputs: Any, expectations: Any) -> Sample:
     ``inputs["messages"]`` (a chat) is a conversation: the last user message is the
     question, the turns before it ``Sample.history``."""
     messages = _conversation(inputs)
-    question = _text(inputs, "question", "user_input", "query") or (
+    question = field_text(inputs, "question", "user_input", "query") or (
         "(conversation)" if messages is not None else None)
-    response = _text(outputs, "response", "answer")
-    reference = _text(expectations, "expected_response", "reference", "ground_truth")
+    response = field_text(outputs, "response", "answer")
+    reference = field_text(expectations, "expected_response", "reference", "ground_truth")
     contexts = _contexts(outputs, expectations, inputs)
     missing = [name for name, value in (("inputs (the question)", question),
                                         ("outputs (the response)", response),

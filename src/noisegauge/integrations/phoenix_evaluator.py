@@ -19,19 +19,9 @@ from ..errors import InvalidInput, MissingDependency
 from ..judges.base import Judge
 from ..judges.registry import get_judge
 from ..samples import Sample
-from .evidence_text import JudgedMemo, check_metrics, explain
+from .evidence_text import JudgedMemo, check_metrics, explain, field_text
 
 __all__ = ["make_evaluators", "sample_from_example"]
-
-
-def _text(value: Any, *keys: str) -> str | None:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, Mapping):
-        for key in keys:
-            if isinstance(value.get(key), str):
-                return str(value[key])
-    return None
 
 
 def _list(value: Any, key: str) -> list[Any] | None:
@@ -41,10 +31,10 @@ def _list(value: Any, key: str) -> list[Any] | None:
 
 def sample_from_example(input: Any, output: Any, expected: Any) -> Sample:
     """The sample of one experiment run; a missing field is named with its fix."""
-    question = _text(input, "question", "user_input", "query", "input")
-    response = _text(output, "response", "answer", "output")
+    question = field_text(input, "question", "user_input", "query", "input")
+    response = field_text(output, "response", "answer", "output")
     contexts = _list(output, "retrieved_contexts") or _list(output, "contexts")
-    reference = _text(expected, "reference", "expected_response", "ground_truth", "answer")
+    reference = field_text(expected, "reference", "expected_response", "ground_truth", "answer")
     missing = [what for what, value in (
         ("the example's input (the question: text or {'question': ...})", question),
         ("the task's output 'response'", response),

@@ -105,16 +105,21 @@ class CachedJudge(JudgeWrapper):
 
     async def extract(self, text: str, question: str | None = None) -> list[str]:
         key = self.store.key(self._ns, "extract", text, question)
+        return await self._claims(key, "extract", lambda: self.inner.extract(text, question))
+
+    async def _claims(self, key: bytes, method: str,
+                      call: Callable[[], Awaitable[list[str]]]) -> list[str]:
+        """The claims stored under ``key``, else ``call``'s (kept when well formed)."""
         hit = self.store.get(key)
         if isinstance(hit, list) and all(isinstance(c, str) for c in hit):
             record_usage(Usage(cached_calls=1))
             return hit
         await self._before_call()
         with capture_raw() as raw:
-            claims = await self.inner.extract(text, question)
+            claims = await call()
         if isinstance(claims, list) and all(isinstance(c, str) for c in claims):
             # only well-formed answers are kept
-            self.store.put(key, claims, raw=raw, namespace=self._ns, method="extract")
+            self.store.put(key, claims, raw=raw, namespace=self._ns, method=method)
         return claims
 
     @property
@@ -132,17 +137,9 @@ class CachedJudge(JudgeWrapper):
         turns = [[t.role, t.content] for t in history]
         key = self.store.key(self._ns, "extract_in_conversation", text, question, turns,
                              self.conversation_version)
-        hit = self.store.get(key)
-        if isinstance(hit, list) and all(isinstance(c, str) for c in hit):
-            record_usage(Usage(cached_calls=1))
-            return hit
-        await self._before_call()
-        with capture_raw() as raw:
-            claims = await self.inner.extract_in_conversation(text, question, history)
-        if isinstance(claims, list) and all(isinstance(c, str) for c in claims):
-            self.store.put(key, claims, raw=raw, namespace=self._ns,
-                           method="extract_in_conversation")
-        return claims
+        inner = self.inner
+        return await self._claims(key, "extract_in_conversation",
+                                  lambda: inner.extract_in_conversation(text, question, history))
 
     def _lookup(self, method: str, premise: str, claims: Sequence[str]) -> list[Verdict] | None:
         hit = self.store.get(self.store.key(self._ns, method, premise, list(claims)))
