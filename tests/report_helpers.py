@@ -4,10 +4,17 @@ user data that tries to break out of the page (``<script>``, ``onerror``, ``</st
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from batch_helpers import require_extra
 from noisegauge import evaluate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -19,6 +26,35 @@ XSS_A = ('The Pro plan costs $49 per month "><img src=x onerror="window.__pwned=
 XSS_CHUNK = ('Pricing. The Pro plan costs $49 per month. </script><script>window.__pwned=3</script> '
              'It includes 10 seats.')
 EVIL_MARKERS = ("window.__pwned", "<img", "</style><b", "<script>window")
+
+#: Headless Chromium with nothing that reaches out (updates, sync, QUIC).
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def chromium_path() -> str | None:
+    """Debian's chromium (or ``NOISEGAUGE_CHROMIUM``); None where there is none."""
+    for name in (os.environ.get("NOISEGAUGE_CHROMIUM"), "/usr/bin/chromium", "chromium",
+                 "chromium-browser"):
+        if name and (found := shutil.which(name)):
+            return found
+    return None
+
+
+@contextmanager
+def launched_chromium() -> Iterator[Any]:
+    """The system Chromium driven by Playwright, a fresh profile per launch; skips with the
+    install line where Playwright or the browser is missing. Score before entering:
+    Playwright's running loop forbids ``asyncio.run``."""
+    require_extra("report-test")
+    from playwright import sync_api
+    exe = chromium_path()
+    if exe is None:
+        pytest.skip("no chromium: apt-get install -y chromium")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=exe, args=FLAGS)
+        yield b
+        b.close()
 
 SAMPLES: list[dict[str, Any]] = [
     {"id": "xss", "user_input": XSS_Q, "response": XSS_A,

@@ -13,7 +13,7 @@ import pytest
 from noisegauge.infra.pages import page_script
 from noisegauge.report import write_report
 from noisegauge.report.markup import BIDI, closed, el, join
-from report_helpers import ROOT, scored_rows
+from report_helpers import ROOT, launched_chromium, scored_rows
 
 RLO, PDF, RLI, PDI = "\u202e", "\u202c", "\u2067", "\u2069"
 ASSETS = [ROOT / "src" / "noisegauge" / "report" / "assets" / "report.js",
@@ -119,17 +119,8 @@ def review_rows() -> list[dict[str, Any]]:
 @pytest.fixture(scope="module")
 def browser(report_file: Path, review_rows: list[dict[str, Any]]) -> Iterator[Any]:
     # the fixtures first: scoring uses asyncio.run, which Playwright's running loop forbids
-    from batch_helpers import require_extra
-    from test_report_browser import FLAGS, _chromium
-    require_extra("report-test")
-    from playwright import sync_api
-    exe = _chromium()
-    if exe is None:
-        pytest.skip("no chromium: apt-get install -y chromium")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=exe, args=FLAGS)
+    with launched_chromium() as b:
         yield b
-        b.close()
 
 
 LTR_AFTER = """(sel) => {

@@ -49,6 +49,13 @@ def claims_of(sample: Sample, judge: Judge | None = None) -> list[dict[str, Any]
 STARTER = (Turn("user", "What does the Starter plan cost?"),
            Turn("assistant", "The Starter plan costs $10 a month."))
 REFUND = (Turn("user", "How long can annual plans be refunded?"), Turn("assistant", "30 days."))
+#: The issue's example: after turns about the Starter plan, "it" with the Business plan's detail.
+CARRIED = Sample(user_input="Does it include phone support?",
+                 response="Yes, it includes 24/7 phone support.",
+                 reference="No, it only includes email support.",
+                 retrieved_contexts=["Starter plan: $10 a month, email support only.",
+                                     "Business plan: $50 a month, includes 24/7 phone support."],
+                 history=STARTER)
 
 
 # -- the offline judge ---------------------------------------------------------------------
@@ -75,12 +82,7 @@ def test_detail_carried_from_another_plan_is_a_hallucination_not_noise() -> None
     """The issue's example: "it" is the Starter plan; 24/7 phone support is the Business
     chunk's. Read alone the claim is found in that chunk (noise); with the history it is a
     claim about the Starter plan that no chunk supports."""
-    sample = Sample(user_input="Does it include phone support?",
-                    response="Yes, it includes 24/7 phone support.",
-                    reference="No, it only includes email support.",
-                    retrieved_contexts=["Starter plan: $10 a month, email support only.",
-                                        "Business plan: $50 a month, includes 24/7 phone support."],
-                    history=STARTER)
+    sample = CARRIED
     row = next(evaluate([sample], judge="lexical").rows())
     [claim] = row["response_claims"]
     assert claim["text"] == "The Starter plan includes 24/7 phone support."
@@ -319,12 +321,7 @@ def test_llm_judge_reads_the_history_in_its_extraction_call(fake_openai_server: 
     judge = get_judge("openai:gpt-4o-mini", base_url=server.url, api_key="sk-test-key-123456")
     assert isinstance(judge, OpenAIJudge) and isinstance(judge, ConversationalExtractor)
     before = dict(judge.identity())
-    sample = Sample(user_input="Does it include phone support?",
-                    response="Yes, it includes 24/7 phone support.",
-                    reference="No, it only includes email support.",
-                    retrieved_contexts=["Starter plan: $10 a month, email support only.",
-                                        "Business plan: $50 a month, includes 24/7 phone support."],
-                    history=STARTER)
+    sample = CARRIED
     result = asyncio.run(ascore_sample(sample, judge))
     assert result.status == "ok", result.reason
     requests = server.chat_requests()

@@ -8,8 +8,6 @@ Needs ``apt-get install chromium`` and ``pip install playwright`` (extra ``repor
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,20 +17,13 @@ import pytest
 from batch_helpers import require_extra
 from noisegauge import FakeJudge, evaluate
 from noisegauge.report import write_report
+from report_helpers import launched_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 MARKUP = '<img src=x onerror="window.__pwned=1">What about <b>monthly</b>?'
 OVERRIDE = "\u202eשלום, is support included?"  # an override left open, in Hebrew
 
 
-def _chromium() -> str | None:
-    for name in (os.environ.get("NOISEGAUGE_CHROMIUM"), "/usr/bin/chromium", "chromium",
-                 "chromium-browser"):
-        if name and (found := shutil.which(name)):
-            return found
-    return None
 
 
 @pytest.fixture(scope="module")
@@ -54,15 +45,8 @@ def report_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def browser(report_file: Path) -> Iterator[Any]:
-    require_extra("report-test")
-    from playwright import sync_api
-    exe = _chromium()
-    if exe is None:
-        pytest.skip("no chromium: apt-get install -y chromium")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=exe, args=FLAGS)
+    with launched_chromium() as b:
         yield b
-        b.close()
 
 
 def _open(browser: Any, report_file: Path, sample: int) -> Any:

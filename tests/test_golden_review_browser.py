@@ -25,22 +25,15 @@ from click.testing import CliRunner  # noqa: E402
 from noisegauge.cli.main import cli  # noqa: E402
 from noisegauge.people.golden import read_golden  # noqa: E402
 from people_helpers import golden_server  # noqa: E402
-from report_helpers import write_jsonl  # noqa: E402
-from test_report_browser import FLAGS, _chromium  # noqa: E402
+from report_helpers import launched_chromium, write_jsonl  # noqa: E402
 
 GOLDEN = Path(__file__).resolve().parent / "data" / "golden_review.jsonl"
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from playwright import sync_api
-    exe = _chromium()
-    if exe is None:
-        pytest.skip("no chromium: apt-get install -y chromium")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=exe, args=FLAGS)
+    with launched_chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture

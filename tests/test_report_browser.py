@@ -17,34 +17,15 @@ from typing import Any
 
 import pytest
 
-from batch_helpers import require_extra
 from noisegauge.report import write_report
-from report_helpers import ROOT, XSS_A, XSS_Q, scored_rows
-
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-def _chromium() -> str | None:
-    for name in (os.environ.get("NOISEGAUGE_CHROMIUM"), "/usr/bin/chromium", "chromium",
-                 "chromium-browser"):
-        if name and (found := shutil.which(name)):
-            return found
-    return None
+from report_helpers import ROOT, XSS_A, XSS_Q, launched_chromium, scored_rows
 
 
 @pytest.fixture(scope="module")
 def browser(report_file: Path) -> Iterator[Any]:
     # report_file first: scoring uses asyncio.run, which Playwright's running loop forbids.
-    require_extra("report-test")
-    from playwright import sync_api
-    exe = _chromium()
-    if exe is None:
-        pytest.skip("no chromium: apt-get install -y chromium")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=exe, args=FLAGS)  # a fresh profile per launch
+    with launched_chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

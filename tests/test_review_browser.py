@@ -17,8 +17,13 @@ require_extra("review", "report-test", "stats")
 
 from noisegauge.people.labels import read_labels  # noqa: E402
 from people_helpers import example_rows, review_server  # noqa: E402
-from report_helpers import SAMPLES, XSS_A, XSS_Q, scored_rows  # noqa: E402
-from test_report_browser import FLAGS, _chromium  # noqa: E402
+from report_helpers import (  # noqa: E402
+    SAMPLES,
+    XSS_A,
+    XSS_Q,
+    launched_chromium,
+    scored_rows,
+)
 
 
 @pytest.fixture(scope="module")
@@ -43,14 +48,8 @@ def many_rows() -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def browser(rows: list[dict[str, Any]], many_rows: list[dict[str, Any]]) -> Iterator[Any]:
-    from playwright import sync_api
-    exe = _chromium()
-    if exe is None:
-        pytest.skip("no chromium: apt-get install -y chromium")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=exe, args=FLAGS)
+    with launched_chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture
